@@ -1,0 +1,49 @@
+"""Where the project keeps its files, and the offline settings every entry point needs.
+
+Nothing here reaches the network: the embedding model and NLTK data come from installed packages.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_LIBRARY = PROJECT_ROOT / "data" / "sample" / "library"
+
+
+def setup_offline() -> None:
+    """Point NLTK at the data LlamaIndex ships and forbid model-hub downloads (a wrong name fails at once)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        import llama_index.core as lic
+
+        nltk_dir = Path(lic.__file__).parent / "_static" / "nltk_cache"
+    except ImportError:  # pragma: no cover - llama-index is a core dependency
+        return
+    current = os.environ.get("NLTK_DATA", "")
+    if str(nltk_dir) not in current.split(os.pathsep):
+        os.environ["NLTK_DATA"] = os.pathsep.join(p for p in (str(nltk_dir), current) if p)
+    try:
+        import nltk
+
+        if str(nltk_dir) not in nltk.data.path:
+            nltk.data.path.insert(0, str(nltk_dir))
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def data_dir() -> Path:
+    """The data directory: `TUTOR_DATA_DIR`, else `data/` in the project."""
+    return Path(os.environ.get("TUTOR_DATA_DIR", PROJECT_ROOT / "data"))
+
+
+def index_dir() -> Path:
+    """Where shelves live: `TUTOR_INDEX_DIR`, else `<data dir>/index`."""
+    return Path(os.environ.get("TUTOR_INDEX_DIR", data_dir() / "index"))
+
+
+def audit_db_path() -> Path:
+    """The SQLite audit database: `TUTOR_AUDIT_DB`, else `<data dir>/audit.sqlite3`."""
+    return Path(os.environ.get("TUTOR_AUDIT_DB", data_dir() / "audit.sqlite3"))

@@ -1,0 +1,41 @@
+"""Every error the tutor raises on purpose, each with a message a person can act on.
+
+Callers catch `TutorError` for anything expected; anything else is a bug.
+"""
+from __future__ import annotations
+
+
+class TutorError(Exception):
+    """Base of all expected errors."""
+
+
+class PdfRefused(TutorError):
+    """A whole file cannot be ingested; names the file and the cause."""
+
+    def __init__(self, file: str, cause: str, code: str):
+        self.file, self.cause, self.code = file, cause, code
+        super().__init__(f"{file}: {cause}")
+
+
+class ShelfNotFound(TutorError):
+    """No shelf for the class and subject asked for."""
+
+    def __init__(self, klass: str, subject: str, available: list[str] | None = None):
+        self.klass, self.subject = klass, subject
+        hint = f" Shelves available: {', '.join(available)}." if available else " The library is empty."
+        super().__init__(f"There is no shelf for class {klass} {subject}.{hint}")
+
+
+class EmptyQuestion(TutorError):
+    """The question has no words in it."""
+
+    def __init__(self) -> None:
+        super().__init__("The question is empty: type a question about your textbook.")
+
+
+class PolicyError(TutorError):
+    """A policy value is impossible (out of range, wrong type, unknown name)."""
+
+
+class IngestError(TutorError):
+    """Ingestion failed as a whole (bad arguments, unreadable folder)."""
