@@ -97,21 +97,17 @@ def strip_symbols(line: str) -> str:
 _MOJIBAKE_CHARS = set("${}~_¥Ÿ§‹›»«¡¢£¤¦¨©ª¬®¯°±²³´µ¶·¸¹º¼½¾¿ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ")
 
 
-def is_mojibake_line(line: str) -> bool:
+def is_mojibake_line(line: str, loose: bool = False) -> bool:
     """A line from a legacy (non-Unicode) Devanagari font: Latin letters mixed with symbols inside words.
 
     Real English prose has almost no tokens where letters and such symbols mix; legacy-font Hindi is full of them.
+    `loose` (used on pages already known to hold such lines) also catches short lines with one such token.
     """
     tokens = [t for t in line.split() if any(c.isalpha() for c in t)]
-    if len(tokens) < 2:
-        return False
-    odd = 0
-    for t in tokens:
-        n_sym = sum(c in _MOJIBAKE_CHARS or c in "[]^`|" for c in t)
-        inner_case = re.search(r"[a-z][A-Z]", t) and not re.search(r"\d", t)
-        if n_sym or inner_case:
-            odd += 1
-    return odd / len(tokens) >= 0.35
+    odd = sum(any(c in _MOJIBAKE_CHARS for c in t) for t in tokens)
+    if loose:
+        return odd >= 1 and odd / len(tokens) >= 0.3
+    return len(tokens) >= 3 and odd / len(tokens) >= 0.4
 
 
 # ---------------------------------------------------------------- document-level cleaning
@@ -185,10 +181,12 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
     dropped = []
     for raw in raw_pages:
         raw = unicodedata.normalize("NFC", raw.replace("\u00ad", "").replace("\ufb01", "fi").replace("\ufb02", "fl"))
+        raw_lines = [collapse_repeats(ln) for ln in raw.splitlines()]
+        loose = sum(is_mojibake_line(ln) for ln in raw_lines) >= 3
         lines = []
         n_moji = 0
-        for ln in raw.splitlines():
-            if is_mojibake_line(ln):
+        for ln in raw_lines:
+            if is_mojibake_line(ln, loose):
                 n_moji += 1
                 continue
             ln = strip_symbols(ln)
@@ -197,6 +195,8 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
             ln = re.sub(r"[ \t\u00a0]+", " ", ln).strip()
             if ln and not _FOOTER.match(ln):
                 lines.append(ln)
+        if n_moji and n_moji >= 0.6 * (n_moji + len(lines)):
+            lines = []  # a page mostly in a legacy font: what is left is fragments
         split.append(lines)
         dropped.append(n_moji)
     running = _running_lines(split)

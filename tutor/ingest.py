@@ -1,0 +1,265 @@
+"""Ingestion: chapter PDFs into shelves, incrementally and atomically, with a progress callback.
+
+Unchanged files (same SHA-256) are a no-op; a changed file replaces its old chunks; a refused file is reported by
+name and cause and leaves its shelf as it was. Extraction runs in worker processes (it is CPU-bound pypdf work).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from tutor.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
+from tutor.embedding import Embedder
+from tutor.errors import IngestError, PdfRefused
+from tutor.pdftext import ExtractedPdf, extract_pdf
+from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
+
+_LAYOUT = re.compile(r"^class-([A-Za-z0-9]+)$")
+
+
+@dataclass(frozen=True)
+class IngestItem:
+    """One file to ingest and the shelf it goes on; `chapter` overrides the detected title."""
+
+    path: Path
+    klass: str
+    subject: str
+    chapter: str | None = None
+    name: str | None = None  # the file name on the shelf (uploads pass a sanitised one)
+
+    @property
+    def file(self) -> str:
+        return self.name or self.path.name
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event: the stage, how far along it is, and the file it concerns."""
+
+    stage: str  # "hash", "extract", "embed", "write", "done"
+    done: int
+    total: int
+    file: str = ""
+    message: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+@dataclass
+class FileReport:
+    """What happened to one file: added, replaced, unchanged or refused, with pages and chunks."""
+
+    file: str
+    shelf: ShelfKey
+    status: str
+    chapter: str = ""
+    pages: int = 0
+    pages_used: int = 0
+    chunks: int = 0
+    skipped: list[tuple[int, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str = ""
+    error_code: str = ""
+
+
+@dataclass
+class IngestReport:
+    """The whole run: one report per file, totals and wall time."""
+
+    files: list[FileReport] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def pages(self) -> int:
+        return sum(f.pages_used for f in self.files if f.status in ("added", "replaced"))
+
+    @property
+    def chunks(self) -> int:
+        return sum(f.chunks for f in self.files if f.status in ("added", "replaced"))
+
+    @property
+    def refused(self) -> list[FileReport]:
+        return [f for f in self.files if f.status == "refused"]
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def discover(paths: list[str | Path], klass: str | None = None, subject: str | None = None) -> list[IngestItem]:
+    """Files to ingest. A folder laid out as `class-<class>/<subject>/<file>.pdf` needs no flags; otherwise
+    `klass` and `subject` say where the given PDFs go."""
+    items: list[IngestItem] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise IngestError(f"{p}: no such file or folder")
+        files = [p] if p.is_file() else sorted(q for q in p.rglob("*") if q.is_file() and q.suffix.lower() == ".pdf")
+        if p.is_dir() and not files:
+            raise IngestError(f"{p}: no PDF files in this folder")
+        for f in files:
+            k, s = klass, subject
+            if k is None or s is None:
+                parts = f.resolve().parts
+                for i in range(len(parts) - 2):
+                    m = _LAYOUT.match(parts[i])
+                    if m and i + 2 == len(parts) - 1:
+                        k = k or m.group(1)
+                        s = s or parts[i + 1]
+            if not k or not s:
+                raise IngestError(f"{f}: say --class and --subject, or lay the folder out as class-<class>/<subject>/<file>.pdf")
+            items.append(IngestItem(f, check_name(k, "class"), check_name(s, "subject")))
+    return items
+
+
+def _extract(item: IngestItem) -> ExtractedPdf | PdfRefused:
+    try:
+        return extract_pdf(item.path, display_name=item.file)
+    except PdfRefused as e:
+        return e
+
+
+def _chunks_for(item: IngestItem, pdf: ExtractedPdf, max_words: int) -> tuple[ChapterInfo, list[Chunk]]:
+    stem = Path(item.file).stem
+    info = detect_chapter(pdf.pages, stem, pdf.headers)
+    if item.chapter:
+        info = ChapterInfo(title=item.chapter, code=info.code, number=info.number)
+    chunks = chunk_pages(pdf.pages, klass=item.klass, subject=item.subject, file=item.file, chapter=info, max_words=max_words)
+    return info, mark_question_lists(chunks)
+
+
+def ingest(
+    items: list[IngestItem],
+    store: ShelfStore,
+    embedder: Embedder,
+    *,
+    progress: ProgressFn | None = None,
+    max_words: int = 140,
+    workers: int | None = None,
+    index_type: str = "flat-ip",
+    _fail_before_swap: bool = False,
+) -> IngestReport:
+    """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically."""
+    t0 = time.perf_counter()
+    report = IngestReport()
+    emit = progress or (lambda _p: None)
+    by_shelf: dict[ShelfKey, list[IngestItem]] = defaultdict(list)
+    for it in items:
+        by_shelf[ShelfKey(it.klass, it.subject)].append(it)
+
+    for key, shelf_items in by_shelf.items():
+        with store.lock(key.klass, key.subject):
+            _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, _fail_before_swap)
+    report.seconds = time.perf_counter() - t0
+    emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
+    return report
+
+
+def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap) -> None:
+    manifest = store.manifest(key.klass, key.subject)
+    old = store.load(key.klass, key.subject) if manifest else None
+    if manifest and manifest.embedding_model != embedder.name:
+        raise IngestError(
+            f"shelf {key.klass}/{key.subject} was built with {manifest.embedding_model}; "
+            f"rebuild it to use {embedder.name}"
+        )
+    manifest = manifest or Manifest(key.klass, key.subject, embedder.name, embedder.dim, index_type)
+    todo: list[tuple[IngestItem, str]] = []
+    for i, it in enumerate(shelf_items):
+        emit(Progress("hash", i, len(shelf_items), it.file))
+        digest = sha256_file(it.path)
+        known = manifest.chapters.get(it.file)
+        if known and known.sha256 == digest and (not it.chapter or it.chapter == known.chapter):
+            report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
+            continue
+        todo.append((it, digest))
+    if not todo:
+        return
+
+    new_chunks: dict[str, list[Chunk]] = {}
+    entries: dict[str, ChapterEntry] = {}
+    n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
+    results = _run_extract([it for it, _ in todo], n_workers)
+    for n, ((it, digest), res) in enumerate(zip(todo, results)):
+        emit(Progress("extract", n + 1, len(todo), it.file))
+        if isinstance(res, PdfRefused):
+            report.files.append(FileReport(it.file, key, "refused", error=str(res), error_code=res.code))
+            continue
+        info, chunks = _chunks_for(it, res, max_words)
+        if not chunks:
+            report.files.append(FileReport(it.file, key, "refused", error=f"{it.file}: no text could be chunked", error_code="blank"))
+            continue
+        new_chunks[it.file] = chunks
+        skipped = [(s.page, s.reason) for s in res.skipped]
+        entries[it.file] = ChapterEntry(
+            file=it.file, sha256=digest, chapter=info.title, chapter_code=info.code, chapter_number=info.number,
+            pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
+            chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        )
+        status = "replaced" if it.file in manifest.chapters else "added"
+        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped, res.notes))
+    if not new_chunks:
+        return
+
+    # embed the new chunks in batches so the progress bar moves
+    flat = [c for cs in new_chunks.values() for c in cs]
+    vecs = []
+    batch = 64
+    for s in range(0, len(flat), batch):
+        vecs.append(embedder.embed([_embed_text(c) for c in flat[s : s + batch]]))
+        emit(Progress("embed", min(s + batch, len(flat)), len(flat), message="embedding chunks"))
+    new_vecs = np.concatenate(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
+
+    keep_chunks: list[Chunk] = []
+    keep_vecs: list[np.ndarray] = []
+    if old is not None:
+        mask = [c.file not in new_chunks for c in old.chunks]
+        keep_chunks = [c for c, m in zip(old.chunks, mask) if m]
+        keep_vecs = [old.vectors[np.array(mask, dtype=bool)]]
+    for f, e in entries.items():
+        manifest.chapters[f] = e
+    emit(Progress("write", 0, 1, message=f"writing shelf {key.klass}/{key.subject}"))
+    all_vecs = np.concatenate(keep_vecs + [new_vecs]) if keep_vecs else new_vecs
+    store.write(manifest, keep_chunks + flat, all_vecs, fail_before_swap=fail_before_swap)
+    emit(Progress("write", 1, 1, message=f"shelf {key.klass}/{key.subject} swapped in"))
+
+
+def _embed_text(c: Chunk) -> str:
+    """What is embedded: the chapter and section titles give short chunks their context."""
+    head = c.chapter if not c.section else f"{c.chapter}. {c.section}"
+    return f"{head}. {c.text}"
+
+
+def _run_extract(items: list[IngestItem], workers: int) -> list[ExtractedPdf | PdfRefused]:
+    if workers <= 1 or len(items) <= 1:
+        return [_extract(it) for it in items]
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        return list(ex.map(_extract, items))
+
+
+def remove_chapter(store: ShelfStore, klass: str, subject: str, file: str) -> int:
+    """Take one chapter off a shelf (a new version without its chunks); returns how many chunks went."""
+    with store.lock(klass, subject):
+        shelf = store.load(klass, subject)
+        if file not in shelf.manifest.chapters:
+            raise IngestError(f"{file} is not on the shelf class {klass} {subject}")
+        mask = np.array([c.file != file for c in shelf.chunks], dtype=bool)
+        manifest = shelf.manifest
+        del manifest.chapters[file]
+        chunks = [c for c, m in zip(shelf.chunks, mask) if m]
+        store.write(manifest, chunks, shelf.vectors[mask])
+        return int((~mask).sum())

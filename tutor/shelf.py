@@ -1,0 +1,237 @@
+"""Shelves on disk: one FAISS inner-product index per (class, subject), its chunks, vectors and manifest.
+
+A shelf is a folder of versions and a `CURRENT` file naming the live one. A new version is written completely
+beside the old one and then `CURRENT` is replaced in one atomic rename, so a crash or a bad PDF never leaves a
+broken shelf: readers see the old version or the new one, never half of either.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from tutor.chunking import Chunk
+from tutor.errors import ShelfNotFound
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
+
+
+def check_name(value: str, what: str) -> str:
+    """Class and subject names become folder names: allow only short lowercase words joined by hyphens."""
+    v = str(value).strip().lower().replace(" ", "-").replace("_", "-")
+    if not _NAME.match(v):
+        raise ValueError(f"{what} {value!r} is not valid: use letters, digits and hyphens (e.g. 'social-science')")
+    return v
+
+
+@dataclass(frozen=True)
+class ShelfKey:
+    """A shelf's identity: class and subject."""
+
+    klass: str
+    subject: str
+
+    def label(self) -> str:
+        return f"Class {self.klass} · {self.subject.replace('-', ' ').title()}"
+
+
+@dataclass
+class ChapterEntry:
+    """One ingested file: its hash (to spot changes), chapter metadata and what ingestion made of it."""
+
+    file: str
+    sha256: str
+    chapter: str
+    chapter_code: str
+    chapter_number: str
+    pages: int
+    pages_used: int
+    pages_skipped: list[dict]
+    chunks: int
+    ingested_at: str
+
+
+@dataclass
+class Manifest:
+    """What a shelf holds and how it was built (the embedding model above all: queries must use the same)."""
+
+    klass: str
+    subject: str
+    embedding_model: str
+    dim: int
+    index_type: str = "flat-ip"
+    chapters: dict[str, ChapterEntry] = field(default_factory=dict)
+    built_at: str = ""
+    n_chunks: int = 0
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["class"] = d.pop("klass")
+        return json.dumps(d, indent=2, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        d = json.loads(text)
+        d["klass"] = str(d.pop("class"))
+        d["chapters"] = {k: ChapterEntry(**v) for k, v in d.get("chapters", {}).items()}
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its cosine similarity to the question (unit vectors: higher is closer, in [-1, 1])."""
+
+    chunk: Chunk
+    score: float
+    rank: int
+
+
+def build_index(vectors: np.ndarray, index_type: str = "flat-ip", hnsw_m: int = 32) -> faiss.Index:
+    """An inner-product index over unit vectors, so FAISS returns cosine similarity (not an L2 distance)."""
+    dim = vectors.shape[1]
+    if index_type == "flat-ip":
+        index = faiss.IndexFlatIP(dim)
+    elif index_type == "hnsw-ip":
+        index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = 80
+        index.hnsw.efSearch = 64
+    else:
+        raise ValueError(f"unknown index type {index_type!r}")
+    if len(vectors):
+        index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+    return index
+
+
+class Shelf:
+    """A loaded shelf: manifest, chunks, their vectors and the FAISS index over them."""
+
+    def __init__(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, index: faiss.Index, version: str):
+        self.manifest, self.chunks, self.vectors, self.index, self.version = manifest, chunks, vectors, index, version
+        self.key = ShelfKey(manifest.klass, manifest.subject)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def search(self, query_vec: np.ndarray, k: int) -> list[Hit]:
+        """The k chunks closest to a unit query vector, best first, scored by cosine similarity."""
+        if not self.chunks or k <= 0:
+            return []
+        q = np.ascontiguousarray(query_vec.reshape(1, -1), dtype=np.float32)
+        scores, ids = self.index.search(q, min(k, len(self.chunks)))
+        return [Hit(self.chunks[i], float(s), r) for r, (s, i) in enumerate(zip(scores[0], ids[0])) if i >= 0]
+
+
+class ShelfStore:
+    """All shelves under one folder (`<root>/class-<class>/<subject>/`)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def shelf_dir(self, klass: str, subject: str) -> Path:
+        return self.root / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
+
+    def keys(self) -> list[ShelfKey]:
+        out = []
+        if not self.root.exists():
+            return out
+        for cdir in sorted(self.root.glob("class-*")):
+            for sdir in sorted(cdir.iterdir()):
+                if (sdir / "CURRENT").exists():
+                    out.append(ShelfKey(cdir.name.removeprefix("class-"), sdir.name))
+        return sorted(out, key=lambda k: (int(k.klass) if k.klass.isdigit() else 99, k.klass, k.subject))
+
+    def current_version(self, klass: str, subject: str) -> str | None:
+        try:
+            return (self.shelf_dir(klass, subject) / "CURRENT").read_text().strip() or None
+        except FileNotFoundError:
+            return None
+
+    def manifest(self, klass: str, subject: str) -> Manifest | None:
+        version = self.current_version(klass, subject)
+        if not version:
+            return None
+        return Manifest.from_json((self.shelf_dir(klass, subject) / version / "manifest.json").read_text())
+
+    def load(self, klass: str, subject: str) -> Shelf:
+        version = self.current_version(klass, subject)
+        if not version:
+            raise ShelfNotFound(klass, subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
+        vdir = self.shelf_dir(klass, subject) / version
+        manifest = Manifest.from_json((vdir / "manifest.json").read_text())
+        with open(vdir / "chunks.jsonl", encoding="utf-8") as f:
+            chunks = [Chunk.from_dict(json.loads(line)) for line in f if line.strip()]
+        vectors = np.load(vdir / "vectors.npy")
+        index = faiss.read_index(str(vdir / "index.faiss"))
+        if index.ntotal != len(chunks) or len(vectors) != len(chunks):
+            raise RuntimeError(f"shelf {vdir} is inconsistent: {index.ntotal} vectors for {len(chunks)} chunks")
+        return Shelf(manifest, chunks, vectors, index, version)
+
+    @contextlib.contextmanager
+    def lock(self, klass: str, subject: str):
+        """One writer per shelf at a time (an upload and a CLI ingest must not interleave)."""
+        sdir = self.shelf_dir(klass, subject)
+        sdir.mkdir(parents=True, exist_ok=True)
+        with open(sdir / ".lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def write(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, *, fail_before_swap: bool = False) -> str:
+        """Write a complete new version, then swap `CURRENT` to it atomically; returns the version name.
+
+        `fail_before_swap` simulates a crash after the files are written and before the swap (for tests).
+        """
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        sdir = self.shelf_dir(manifest.klass, manifest.subject)
+        sdir.mkdir(parents=True, exist_ok=True)
+        version = f"v{time.time_ns()}"
+        tmp = sdir / f".{version}.tmp"
+        tmp.mkdir()
+        manifest.n_chunks = len(chunks)
+        manifest.built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
+            for c in chunks:
+                f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
+        np.save(tmp / "vectors.npy", np.asarray(vectors, dtype=np.float32))
+        faiss.write_index(build_index(np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim), manifest.index_type), str(tmp / "index.faiss"))
+        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+        for p in tmp.iterdir():
+            with open(p, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.rename(tmp, sdir / version)
+        if fail_before_swap:
+            raise RuntimeError("simulated crash before the swap")
+        pointer = sdir / "CURRENT.tmp"
+        with open(pointer, "w") as fh:
+            fh.write(version)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(pointer, sdir / "CURRENT")
+        self._prune(sdir, keep={version})
+        return version
+
+    def _prune(self, sdir: Path, keep: set[str]) -> None:
+        """Remove versions other than the live one and the one before it (a reader may still be loading it)."""
+        versions = sorted((p for p in sdir.iterdir() if p.is_dir() and re.match(r"^\.?v\d+", p.name)), key=lambda p: p.name)
+        finished = [p for p in versions if not p.name.startswith(".")]
+        previous = [p.name for p in finished if p.name not in keep][-1:]
+        keep = set(keep) | set(previous)
+        for p in versions:
+            if p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True)
+
+    def delete(self, klass: str, subject: str) -> None:
+        """Remove a whole shelf."""
+        shutil.rmtree(self.shelf_dir(klass, subject), ignore_errors=True)
