@@ -91,6 +91,155 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tutor(index: Path, policy_path: Path | None, answerer: str | None, audit: bool = True):
+    from tutor.audit import AuditLog
+    from tutor.config import audit_db_path
+    from tutor.pipeline import Tutor
+    from tutor.policy import load_policy
+    from tutor.retrieval import Library
+    from tutor.answerers import make_answerer
+
+    policy = load_policy(policy_path)
+    if answerer:
+        policy = policy.with_values(answerer=answerer)
+    return Tutor(Library(index), policy, answerer=make_answerer(policy), audit=AuditLog(audit_db_path()) if audit else None)
+
+
+def _print_answer(ans, debug: bool) -> None:
+    if ans.was_refusal:
+        print(ans.answer)
+        print(f"Why: {ans.message}  [{ans.reason}]")
+        if ans.suggestions:
+            print("You could ask about: " + "; ".join(f"{s.chapter}" + (f" – {s.section}" if s.section else "") + f" (p. {s.page})" for s in ans.suggestions))
+    else:
+        for s in ans.sentences:
+            print(f"{s.text} " + "".join(f"[{n}]" for n in s.citations))
+        print()
+        for src in ans.cited_sources:
+            print(f"[{src.n}] {src.chapter}, page {src.page}{'-' + str(src.page_end) if src.page_end != src.page else ''} ({src.file}, score {src.score:.3f})")
+    print(f"confidence {ans.confidence:.2f}; LLM called: {'yes' if ans.llm_called else 'no'}; decided by {ans.decided_by}")
+    if debug:
+        print("\nchecks (value vs threshold):")
+        for c in ans.checks:
+            print(f"  {'PASS' if c.passed else 'FAIL'} {c.stage:6} {c.name:18} {c.value!s:>10} vs {c.threshold!s:<10} {c.detail}")
+        print("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in ans.timings_ms.items()))
+        for src in ans.sources:
+            print(f"  source [{src.n}] {src.score:.3f} {src.chunk_id} p.{src.page}: {src.text[:120]}…")
+        for src in ans.near_misses:
+            print(f"  near miss {src.score:.3f} {src.chunk_id} p.{src.page}: {src.text[:100]}…")
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from tutor.pipeline import Passage
+
+    tutor = _tutor(args.index_dir, args.policy, args.answerer)
+    selected = Passage(args.selected_text.read_text(encoding="utf-8")) if args.selected_text else None
+    ans = tutor.ask(args.question, args.klass, args.subject, selected=selected)
+    if args.json:
+        print(json.dumps(ans.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_answer(ans, args.debug)
+    return 0
+
+
+def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> dict[str, Path]:
+    """Build (or reuse: ingestion is a no-op for unchanged files) one index per library named by the questions."""
+    from tutor.config import data_dir
+    from tutor.embedding import default_embedder
+    from tutor.ingest import discover, ingest
+    from tutor.shelf import ShelfStore
+
+    root = eval_index or data_dir() / "eval-index"
+    out = {}
+    for name in sorted(names):
+        src = libraries / name
+        if not src.exists():
+            raise SystemExit(f"error: library folder {src} does not exist")
+        items = discover([src])
+        report = ingest(items, ShelfStore(root / name), default_embedder())
+        changed = [f for f in report.files if f.status in ("added", "replaced")]
+        if changed:
+            print(f"library {name}: {len(changed)} file(s) ingested in {report.seconds:.1f}s", file=sys.stderr)
+        out[name] = root / name
+    return out
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from tutor.evaluate import evaluate, load_questions
+
+    qs = load_questions(args.questions, args.limit)
+    indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
+    tutors = {name: _tutor(path, args.policy, args.answerer, audit=False) for name, path in indexes.items()}
+    answerer = next(iter(tutors.values())).answerer.name
+    for t in tutors.values():  # warm-up: load models and shelves before timing
+        k = t.library.keys()[0]
+        t.ask("warm up", k.klass, k.subject)
+    report = evaluate(qs, lambda q: tutors[q.library].ask(q.question, q.klass, q.subject), answerer)
+    _print_report(report)
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps(report, indent=2))
+        print(f"\nwritten to {args.json_out}")
+    return 0
+
+
+def _print_report(r: dict) -> None:
+    def pct(v):
+        return "   -  " if v is None else f"{100 * v:5.1f}%"
+
+    print(f"{r['questions']} questions ({r['answerable']} answerable, {r['unanswerable']} to refuse), answerer {r['answerer']}")
+    print(f"{'origin':24} {'n':>4} {'FA':>7} {'FR':>7} {'cover':>7} {'page':>7} {'recall':>7}")
+    rows = list(r["by_origin"].items()) + [("ALL", r)]
+    for name, m in rows:
+        print(f"{name:24} {m['questions']:4d} {pct(m['false_acceptance_rate']):>7} {pct(m['false_refusal_rate']):>7} "
+              f"{pct(m['coverage']):>7} {pct(m['page_accuracy']):>7} {pct(m['answer_recall']):>7}")
+    print(f"latency ms p50 {r['latency_ms']['p50']}, p95 {r['latency_ms']['p95']}")
+    print("refusal reasons: " + ", ".join(f"{k} {v}" for k, v in r["refusal_reasons"].items()))
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from tutor.evaluate import (CALIBRATED, gate_values, judge, load_questions, pareto, permissive, recommend,
+                                trade_off)
+
+    qs = [q for path in args.questions for q in load_questions(path, args.limit)]
+    indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
+    tutors = {name: _tutor(path, args.policy, "extractive", audit=False) for name, path in indexes.items()}
+    base = next(iter(tutors.values())).policy
+    for t in tutors.values():
+        t.policy = permissive(base)
+    records = []
+    for q in qs:
+        ans = tutors[q.library].ask(q.question, q.klass, q.subject)
+        j = judge(q, ans)
+        records.append({"expect": q.expect, "origin": q.origin, "gate": gate_values(ans),
+                        "passes_checks": not ans.was_refusal, "covered_if_answered": j["covered"]})
+    grid = {
+        "min_confidence": [round(0.30 + 0.01 * i, 2) for i in range(31)],
+        "unknown_term_penalty": [0.0, 0.2, 0.3, 0.5],
+        "min_term_coverage": [0.0, 0.1, 0.2, 0.3],
+        "min_sentence_coverage": [0.0, 0.15, 0.25, 0.35],
+    }
+    curve = trade_off(records, base, grid)
+    front = pareto(curve)
+    print("trade-off curve (Pareto front): false acceptance -> best coverage, with the policy")
+    for c in front:
+        print(f"  FA {100 * c['false_acceptance_rate']:5.1f}%  coverage {100 * c['coverage']:5.1f}%  "
+              + ", ".join(f"{k}={c[k]}" for k in CALIBRATED))
+    rec = recommend(curve, args.target_fa)
+    if rec is None:
+        print(f"no policy reaches false acceptance <= {args.target_fa}")
+        return 1
+    print(f"\nrecommended at FA <= {100 * args.target_fa:.1f}%: coverage {100 * rec['coverage']:.1f}%, "
+          f"FA {100 * rec['false_acceptance_rate']:.1f}%: " + ", ".join(f"{k}={rec[k]}" for k in CALIBRATED))
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps({"front": front, "recommended": rec, "target_fa": args.target_fa}, indent=2))
+    if args.write:
+        args.write.write_text(base.with_values(**{k: rec[k] for k in CALIBRATED}).to_toml())
+        print(f"policy written to {args.write}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tutor", description="The textbook tutor's command line.")
     ap.add_argument("--index-dir", type=Path, default=None, help="where shelves live (default: data/index or $TUTOR_INDEX_DIR)")
@@ -114,12 +263,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all-shelves", action="store_true", help="also print the best score on every shelf")
     p.set_defaults(fn=cmd_search)
 
-    try:
-        from tutor import cli_more
+    p = sub.add_parser("ask", help="ask a question: a cited answer or a refusal with the reason")
+    p.add_argument("question")
+    p.add_argument("--class", dest="klass", required=True)
+    p.add_argument("--subject", required=True)
+    p.add_argument("--selected-text", type=Path, help="a file holding the passage that is the only context")
+    p.add_argument("--answerer", choices=("extractive", "local", "openai"), default=None)
+    p.add_argument("--policy", type=Path, help="a policy TOML file (default: tutor/policy.toml)")
+    p.add_argument("--debug", action="store_true", help="print every check of the gate and of the answer")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(fn=cmd_ask)
 
-        cli_more.register(sub)
-    except ImportError:
-        pass
+    p = sub.add_parser("eval", help="evaluate on labelled questions")
+    p.add_argument("questions", type=Path)
+    p.add_argument("--libraries", type=Path, required=True, help="folder holding <library>/class-*/<subject>/*.pdf")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--json", type=Path, dest="json_out", help="write the report here")
+    p.add_argument("--answerer", choices=("extractive", "local", "openai"), default=None)
+    p.add_argument("--policy", type=Path)
+    p.add_argument("--eval-index", type=Path, default=None, help="where evaluation shelves are kept (default data/eval-index)")
+    p.set_defaults(fn=cmd_eval)
+
+    p = sub.add_parser("calibrate", help="search the thresholds: false acceptance against coverage")
+    p.add_argument("questions", type=Path, nargs="+")
+    p.add_argument("--libraries", type=Path, required=True)
+    p.add_argument("--target-fa", type=float, default=0.02, help="highest false-acceptance rate allowed")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--policy", type=Path)
+    p.add_argument("--eval-index", type=Path, default=None)
+    p.add_argument("--json", type=Path, dest="json_out")
+    p.add_argument("--write", type=Path, help="write the recommended policy as TOML here")
+    p.set_defaults(fn=cmd_calibrate)
 
     args = ap.parse_args(argv)
     args.index_dir = args.index_dir or index_dir()

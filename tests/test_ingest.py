@@ -1,0 +1,314 @@
+"""Ingestion: folder layout, manifest, incremental and atomic updates, refusals, progress events.
+
+Tiny reportlab PDFs made in tmp_path, embedded with HashEmbedder, extracted in-process (workers=1).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+try:
+    from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
+except ImportError:  # tests/ imported as a package
+    from tests.helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
+
+from tutor.embedding import HashEmbedder
+from tutor.errors import IngestError
+from tutor.ingest import IngestItem, Progress, discover, ingest, remove_chapter, sha256_file
+from tutor.shelf import ShelfKey, ShelfStore
+
+EMB = HashEmbedder()
+
+
+@pytest.fixture
+def src(tmp_path):
+    return make_library(tmp_path / "src")
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ShelfStore(tmp_path / "index")
+
+
+def _ingest(paths, store, **kw):
+    return ingest(discover(paths), store, EMB, workers=1, **kw)
+
+
+def _texts(store, klass="10", subject="science", file=None) -> list[str]:
+    return [c.text for c in store.load(klass, subject).chunks if file is None or c.file == file]
+
+
+# ---------------------------------------------------------------- discover
+
+
+def test_discover_reads_class_and_subject_from_the_layout(src):
+    items = discover([src])
+    got = sorted((it.klass, it.subject, it.path.name) for it in items)
+    assert got == [("10", "science", "acids.pdf"), ("10", "science", "light.pdf"), ("10", "social-science", "soil.pdf")]
+
+
+def test_discover_a_single_file_inside_the_layout(src):
+    (item,) = discover([src / "class-10" / "science" / "light.pdf"])
+    assert (item.klass, item.subject, item.file) == ("10", "science", "light.pdf")
+
+
+def test_discover_outside_the_layout_needs_flags(tmp_path):
+    pdf = make_pdf(tmp_path / "loose" / "chapter.pdf", LIGHT_PAGES)
+    with pytest.raises(IngestError, match=r"--class and --subject.*class-<class>/<subject>/<file>\.pdf") as exc:
+        discover([pdf])
+    assert "chapter.pdf" in str(exc.value)
+    (item,) = discover([pdf], klass="9", subject="Physics")
+    assert (item.klass, item.subject) == ("9", "physics")
+
+
+def test_discover_needs_both_flags(tmp_path):
+    pdf = make_pdf(tmp_path / "loose" / "chapter.pdf", LIGHT_PAGES)
+    with pytest.raises(IngestError, match="--class and --subject"):
+        discover([pdf], klass="9")
+
+
+def test_discover_a_folder_nested_too_deep_needs_flags(tmp_path):
+    make_pdf(tmp_path / "class-10" / "science" / "part-1" / "light.pdf", LIGHT_PAGES)
+    with pytest.raises(IngestError, match="--class and --subject"):
+        discover([tmp_path / "class-10"])
+
+
+def test_discover_errors_on_a_missing_path_and_an_empty_folder(tmp_path):
+    with pytest.raises(IngestError, match="no such file or folder"):
+        discover([tmp_path / "nope"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(IngestError, match="no PDF files"):
+        discover([tmp_path / "empty"])
+
+
+def test_discover_rejects_a_bad_subject_flag(tmp_path):
+    pdf = make_pdf(tmp_path / "chapter.pdf", LIGHT_PAGES)
+    with pytest.raises(ValueError, match="not valid"):
+        discover([pdf], klass="10", subject="../etc")
+
+
+# ---------------------------------------------------------------- a first ingest
+
+
+def test_ingest_creates_one_shelf_per_class_and_subject(src, store, tmp_path):
+    report = _ingest([src], store)
+    assert store.keys() == [ShelfKey("10", "science"), ShelfKey("10", "social-science")]
+    for subject in ("science", "social-science"):
+        sdir = tmp_path / "index" / "class-10" / subject
+        version = (sdir / "CURRENT").read_text()
+        assert (sdir / version / "index.faiss").is_file()
+    assert sorted((f.file, f.status) for f in report.files) == [("acids.pdf", "added"), ("light.pdf", "added"), ("soil.pdf", "added")]
+    assert report.pages == 6 and report.chunks == sum(f.chunks for f in report.files) > 0
+    assert report.refused == []
+
+
+def test_manifest_records_chapters_hashes_chunk_counts_and_model(src, store):
+    _ingest([src], store)
+    m = store.manifest("10", "science")
+    assert m.embedding_model == HashEmbedder.name and m.dim == EMB.dim and m.index_type == "flat-ip"
+    assert set(m.chapters) == {"light.pdf", "acids.pdf"}
+    light = m.chapters["light.pdf"]
+    assert light.sha256 == sha256_file(src / "class-10" / "science" / "light.pdf")
+    assert light.chapter == "Light and Refraction"
+    assert light.chapter_code == "light"
+    assert (light.pages, light.pages_used, light.pages_skipped) == (2, 2, [])
+    chunks = store.load("10", "science").chunks
+    assert light.chunks == sum(c.file == "light.pdf" for c in chunks) > 0
+    assert m.n_chunks == len(chunks) == sum(e.chunks for e in m.chapters.values())
+    assert all(c.klass == "10" and c.subject == "science" for c in chunks)
+
+
+def test_manifest_on_disk_is_json_with_a_class_key(src, store, tmp_path):
+    _ingest([src], store)
+    sdir = tmp_path / "index" / "class-10" / "science"
+    d = json.loads((sdir / (sdir / "CURRENT").read_text() / "manifest.json").read_text())
+    assert d["class"] == "10" and d["subject"] == "science"
+    assert d["chapters"]["acids.pdf"]["chapter"] == "Acids and Bases"
+
+
+def test_chapter_override_names_the_chapter(store, tmp_path):
+    pdf = make_pdf(tmp_path / "x.pdf", LIGHT_PAGES)
+    ingest([IngestItem(pdf, "10", "science", chapter="Light")], store, EMB, workers=1)
+    assert store.manifest("10", "science").chapters["x.pdf"].chapter == "Light"
+    assert {c.chapter for c in store.load("10", "science").chunks} == {"Light"}
+
+
+# ---------------------------------------------------------------- incremental updates
+
+
+def test_reingesting_unchanged_files_is_a_noop(src, store):
+    _ingest([src], store)
+    before = {k: store.current_version(k.klass, k.subject) for k in store.keys()}
+    report = _ingest([src], store)
+    assert {f.status for f in report.files} == {"unchanged"}
+    assert {k: store.current_version(k.klass, k.subject) for k in store.keys()} == before
+    assert report.chunks == 0 and report.pages == 0
+    unchanged = {f.file: f.chunks for f in report.files}
+    assert unchanged["light.pdf"] == store.manifest("10", "science").chapters["light.pdf"].chunks
+
+
+def test_a_changed_file_replaces_its_old_chunks_and_keeps_the_others(src, store):
+    _ingest([src], store)
+    acids_before = _texts(store, file="acids.pdf")
+    v1 = store.current_version("10", "science")
+    make_pdf(src / "class-10" / "science" / "light.pdf", [
+        "Light and Refraction\nA rainbow forms when sunlight is dispersed by raindrops.\nWhite light splits into seven colours.",
+    ])
+    report = _ingest([src], store)
+    status = {f.file: f.status for f in report.files}
+    assert status == {"acids.pdf": "unchanged", "light.pdf": "replaced", "soil.pdf": "unchanged"}
+    assert store.current_version("10", "science") != v1
+    light = " ".join(_texts(store, file="light.pdf"))
+    assert "rainbow" in light
+    assert "convex lens" not in light and "bending of light" not in light  # nothing of the old text is left
+    assert not any("convex lens" in t for t in _texts(store))
+    assert _texts(store, file="acids.pdf") == acids_before
+    m = store.manifest("10", "science")
+    assert m.chapters["light.pdf"].sha256 == sha256_file(src / "class-10" / "science" / "light.pdf")
+    assert m.chapters["light.pdf"].pages == 1
+    assert m.n_chunks == len(store.load("10", "science"))
+
+
+def test_a_new_chapter_title_reingests_an_unchanged_file(store, tmp_path):
+    pdf = make_pdf(tmp_path / "x.pdf", LIGHT_PAGES)
+    ingest([IngestItem(pdf, "10", "science")], store, EMB, workers=1)
+    report = ingest([IngestItem(pdf, "10", "science", chapter="Optics")], store, EMB, workers=1)
+    assert [f.status for f in report.files] == ["replaced"]
+    assert store.manifest("10", "science").chapters["x.pdf"].chapter == "Optics"
+
+
+def test_failed_swap_keeps_the_previous_version_current_and_loadable(src, store):
+    _ingest([src], store)
+    v1 = store.current_version("10", "science")
+    old = _texts(store)
+    make_pdf(src / "class-10" / "science" / "light.pdf", ["Light and Refraction\nA rainbow forms when sunlight is dispersed."])
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        _ingest([src], store, _fail_before_swap=True)
+    assert store.current_version("10", "science") == v1
+    shelf = store.load("10", "science")
+    assert [c.text for c in shelf.chunks] == old
+    assert not any("rainbow" in t for t in old)
+    assert store.manifest("10", "science").chapters["light.pdf"].sha256 != sha256_file(src / "class-10" / "science" / "light.pdf")
+    # and the next ingest, without a crash, does swap the change in
+    report = _ingest([src], store)
+    assert {f.file: f.status for f in report.files}["light.pdf"] == "replaced"
+    assert any("rainbow" in t for t in _texts(store))
+
+
+def test_a_refused_file_leaves_the_shelf_as_it_was(src, store):
+    _ingest([src], store)
+    v1 = store.current_version("10", "science")
+    n1 = len(store.load("10", "science"))
+    (src / "class-10" / "science" / "broken.pdf").write_text("not a pdf at all")
+    report = _ingest([src], store)
+    refused = report.refused
+    assert [(f.file, f.error_code) for f in refused] == [("broken.pdf", "not_pdf")]
+    assert "broken.pdf" in refused[0].error
+    assert store.current_version("10", "science") == v1
+    assert len(store.load("10", "science")) == n1
+    assert "broken.pdf" not in store.manifest("10", "science").chapters
+
+
+def test_a_good_file_overwritten_by_a_bad_one_keeps_its_old_chunks(src, store):
+    _ingest([src], store)
+    v1 = store.current_version("10", "science")
+    light_before = _texts(store, file="light.pdf")
+    make_pdf(src / "class-10" / "science" / "light.pdf", ["", ""])  # now blank
+    report = _ingest([src], store)
+    assert {f.file: (f.status, f.error_code) for f in report.files}["light.pdf"] == ("refused", "blank")
+    assert store.current_version("10", "science") == v1
+    assert _texts(store, file="light.pdf") == light_before
+
+
+def test_a_refused_file_beside_a_good_one_only_the_good_one_is_added(store, tmp_path):
+    folder = tmp_path / "class-10" / "science"
+    make_pdf(folder / "light.pdf", LIGHT_PAGES)
+    make_pdf(folder / "blank.pdf", [""])
+    report = _ingest([tmp_path / "class-10"], store)
+    assert {f.file: f.status for f in report.files} == {"blank.pdf": "refused", "light.pdf": "added"}
+    assert set(store.manifest("10", "science").chapters) == {"light.pdf"}
+
+
+def test_a_shelf_built_with_another_model_is_not_mixed(src, store):
+    _ingest([src], store)
+
+    class OtherEmbedder(HashEmbedder):
+        name = "test/other-embedder"
+
+    make_pdf(src / "class-10" / "science" / "new.pdf", SOIL_PAGES)
+    with pytest.raises(IngestError, match="built with test/hash-embedder.*test/other-embedder"):
+        ingest(discover([src / "class-10" / "science"]), store, OtherEmbedder(), workers=1)
+
+
+# ---------------------------------------------------------------- removing a chapter
+
+
+def test_remove_chapter_takes_only_its_chunks(src, store):
+    _ingest([src], store)
+    n_light = store.manifest("10", "science").chapters["light.pdf"].chunks
+    acids = _texts(store, file="acids.pdf")
+    assert remove_chapter(store, "10", "science", "light.pdf") == n_light
+    shelf = store.load("10", "science")
+    assert {c.file for c in shelf.chunks} == {"acids.pdf"}
+    assert [c.text for c in shelf.chunks] == acids
+    assert set(shelf.manifest.chapters) == {"acids.pdf"}
+    assert shelf.index.ntotal == len(shelf.chunks) == shelf.manifest.n_chunks
+    q = EMB.embed(["Acids turn blue litmus paper red"])[0]
+    assert shelf.search(q, 1)[0].chunk.file == "acids.pdf"
+
+
+def test_remove_an_unknown_chapter_is_an_error_naming_it(src, store):
+    _ingest([src], store)
+    with pytest.raises(IngestError, match="nothere.pdf is not on the shelf class 10 science"):
+        remove_chapter(store, "10", "science", "nothere.pdf")
+
+
+# ---------------------------------------------------------------- progress
+
+
+def test_progress_counts_go_up_and_end_with_done(src, store):
+    events: list[Progress] = []
+    _ingest([src], store, progress=events.append)
+    assert events[-1].stage == "done"
+    assert sum(e.stage == "done" for e in events) == 1
+    stages = [e.stage for e in events]
+    assert {"hash", "extract", "embed", "write"} <= set(stages)
+    for stage in ("hash", "extract", "embed", "write"):
+        for shelf_run in _runs(events, stage):
+            dones = [e.done for e in shelf_run]
+            assert dones == sorted(dones), (stage, dones)
+            assert all(0 <= e.done <= e.total for e in shelf_run)
+    extract = [e for e in events if e.stage == "extract"]
+    assert {e.file for e in extract} == {"light.pdf", "acids.pdf", "soil.pdf"}
+    for stage in ("extract", "embed"):
+        assert all(run[-1].done == run[-1].total for run in _runs(events, stage))  # each run reaches its total
+
+
+def test_progress_on_a_noop_run_still_ends_with_done(src, store):
+    _ingest([src], store)
+    events: list[Progress] = []
+    _ingest([src], store, progress=events.append)
+    assert [e.stage for e in events if e.stage != "hash"] == ["done"]
+    assert events[-1].done == events[-1].total == 1
+
+
+def _runs(events: list[Progress], stage: str) -> list[list[Progress]]:
+    """Consecutive events of one stage (each shelf gets its own run)."""
+    runs: list[list[Progress]] = []
+    prev = None
+    for e in events:
+        if e.stage == stage:
+            if prev != stage:
+                runs.append([])
+            runs[-1].append(e)
+        prev = e.stage
+    return runs
+
+
+def test_extraction_in_worker_processes_gives_the_same_shelf(src, tmp_path):
+    one = ShelfStore(tmp_path / "one")
+    two = ShelfStore(tmp_path / "two")
+    ingest(discover([src]), one, EMB, workers=1)
+    ingest(discover([src]), two, EMB, workers=2)
+    assert [c.to_dict() for c in one.load("10", "science").chunks] == [c.to_dict() for c in two.load("10", "science").chunks]

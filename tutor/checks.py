@@ -1,0 +1,105 @@
+"""Answer checks, run after any answerer: citations, grounding in the cited text, forbidden phrasing.
+
+Pure functions over the draft, the numbered sources and the policy (plus one batch of sentence embeddings).
+Any failed check turns the answer into a refusal; the caller never shows a partial answer.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from tutor.policy import Policy
+from tutor.result import AnswerSentence, Check, Source
+from tutor.text import content_terms, term_set
+
+ANSWER = "answer"
+
+# hedging and filler that a textbook answer never needs, and words that mark an answer as untrustworthy
+FORBIDDEN_PHRASES = (
+    r"in general", r"generally speaking", r"typically", r"i believe", r"i think", r"as a best practice",
+    r"based on my (?:understanding|knowledge)", r"you might also consider", r"it is (?:widely|commonly) (?:known|believed)",
+    r"as an ai", r"in my opinion", r"from my knowledge", r"it'?s worth noting", r"as far as i know",
+)
+UNTRUSTWORTHY_PHRASES = (
+    r"i'?m not sure", r"i am not sure", r"not certain", r"maybe", r"perhaps", r"possibly", r"i cannot", r"i can'?t",
+    r"i don'?t know", r"i do not know", r"unable to", r"error occurred", r"an error", r"exception", r"as of my",
+    r"not (?:mentioned|provided|given|stated) in the (?:sources|text|context)", r"the (?:sources|context) (?:do|does) not",
+    r"insufficient information", r"i (?:could|would) guess", r"probably",
+)
+_FORBIDDEN = re.compile(r"\b(?:" + "|".join(FORBIDDEN_PHRASES) + r")\b", re.I)
+_UNTRUSTWORTHY = re.compile(r"\b(?:" + "|".join(UNTRUSTWORTHY_PHRASES) + r")\b", re.I)
+
+
+def check_citations(sentences: tuple[AnswerSentence, ...], n_sources: int) -> list[Check]:
+    """Every sentence cites at least one source; every citation is 1..n_sources."""
+    uncited = [i + 1 for i, s in enumerate(sentences) if not s.citations]
+    bad = sorted({n for s in sentences for n in s.citations if n < 1 or n > n_sources})
+    return [
+        Check("citations_present", ANSWER, bool(sentences) and not uncited, float(len(sentences) - len(uncited)),
+              float(len(sentences)), f"uncited sentence(s): {uncited}" if uncited else "every sentence cites a source",
+              "missing_citations"),
+        Check("citations_valid", ANSWER, not bad, ", ".join(map(str, bad)) or "none", f"1..{n_sources}",
+              f"citation(s) {bad} point to no source" if bad else "every citation points to a source", "invalid_citations"),
+    ]
+
+
+def token_overlap(sentence: str, cited_text: str) -> float:
+    """Share of the sentence's content terms that occur in the cited text (1.0 for a sentence with none)."""
+    terms = content_terms(sentence)
+    if not terms:
+        return 1.0
+    present = term_set(cited_text)
+    return sum(t in present for t in terms) / len(terms)
+
+
+def check_grounding(
+    sentences: tuple[AnswerSentence, ...],
+    sources: list[Source],
+    policy: Policy,
+    sentence_vecs: np.ndarray | None,
+    source_vecs: dict[int, np.ndarray],
+) -> list[Check]:
+    """Each sentence must be supported by what it cites: token overlap and embedding similarity, each against its
+    own threshold; the share of supported sentences and the answer's content-word share must reach the policy."""
+    by_n = {s.n: s for s in sources}
+    supported = 0
+    details = []
+    for i, s in enumerate(sentences):
+        cited = [by_n[n] for n in s.citations if n in by_n]
+        text = " ".join(c.text for c in cited)
+        overlap = token_overlap(s.text, text) if cited else 0.0
+        sim = -1.0
+        if sentence_vecs is not None and cited:
+            sims = [float(sentence_vecs[i] @ source_vecs[c.n]) for c in cited if c.n in source_vecs]
+            sim = max(sims) if sims else -1.0
+        ok = overlap >= policy.min_token_overlap and (sentence_vecs is None or sim >= policy.min_sentence_similarity)
+        supported += ok
+        details.append(f"sentence {i + 1}: overlap {overlap:.2f}, similarity {sim:.2f}{'' if ok else ' (unsupported)'}")
+    share = supported / len(sentences) if sentences else 0.0
+    all_terms = [t for s in sentences for t in content_terms(s.text)]
+    cited_all = set().union(*(term_set(by_n[n].text) for s in sentences for n in s.citations if n in by_n)) if sentences else set()
+    word_share = sum(t in cited_all for t in all_terms) / len(all_terms) if all_terms else 0.0
+    return [
+        Check("grounding", ANSWER, share >= policy.min_supported_share and bool(sentences), round(share, 4),
+              policy.min_supported_share, "; ".join(details) or "no sentences", "low_grounding"),
+        Check("answer_word_share", ANSWER, word_share >= policy.min_answer_word_share, round(word_share, 4),
+              policy.min_answer_word_share, "share of the answer's content words found in the cited text", "low_grounding"),
+    ]
+
+
+def check_phrasing(text: str) -> list[Check]:
+    """No hedging or filler, and no words that mark the answer as uncertain, partial or an error."""
+    hedges = sorted({m.group(0).lower() for m in _FORBIDDEN.finditer(text)})
+    doubts = sorted({m.group(0).lower() for m in _UNTRUSTWORTHY.finditer(text)})
+    found = hedges + doubts
+    return [Check("phrasing", ANSWER, not found, ", ".join(found) or "none", "none",
+                  "forbidden or uncertain phrasing" if found else "no forbidden phrasing", "forbidden_phrasing")]
+
+
+def verdict(checks: list[Check]) -> str:
+    """The reason code of a failed answer: the one failing reason, or multiple_issues."""
+    reasons = list(dict.fromkeys(c.reason for c in checks if not c.passed))
+    if not reasons:
+        return "answered"
+    return reasons[0] if len(reasons) == 1 else "multiple_issues"

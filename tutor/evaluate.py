@@ -1,0 +1,187 @@
+"""Evaluation and calibration on labelled questions (schema: ../shared/data/README.md).
+
+`evaluate` asks every question on its shelf and reports false acceptance, false refusal, coverage, page accuracy,
+answer recall, latency and refusal reasons, overall and per origin. `calibrate` records the gate's measured values
+once per question and searches the thresholds for the highest coverage under a false-acceptance target.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from typing import Any, Callable
+
+from tutor.policy import Policy
+from tutor.result import TutorAnswer
+from tutor.text import content_terms
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    question: str
+    expect: str
+    klass: str
+    subject: str
+    library: str
+    gold_file: str | None
+    gold_pages: tuple[int, ...] | None
+    answers: tuple[str, ...] | None
+    origin: str
+
+
+def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            d = json.loads(line)
+            out.append(Question(
+                d["id"], d["question"], d["expect"], str(d["class"]), d["subject"], d["library"], d.get("gold_file"),
+                tuple(d["gold_pages"]) if d.get("gold_pages") else None,
+                tuple(d["answers"]) if d.get("answers") else None, d.get("origin", ""),
+            ))
+    return out[:limit] if limit else out
+
+
+def restates_question(sentence: str, question: str) -> bool:
+    """A sentence that is the question printed again (an exercise line) does not answer it."""
+    q, s = set(content_terms(question)), set(content_terms(sentence))
+    return bool(q) and len(q & s) / len(q | s) >= 0.8
+
+
+def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
+    """How one answer scores against its label."""
+    answered = not ans.was_refusal
+    gold = Path(q.gold_file).name if q.gold_file else None
+    cited = ans.cited_sources
+    real = [s for s in ans.sentences if not restates_question(s.text, q.question)]
+    real_cites = {n for s in real for n in s.citations}
+    cites_gold = answered and any(s.file == gold and s.n in real_cites for s in cited)
+    page_ok = None
+    if answered and q.gold_pages:
+        pages = {s.page for s in real if s.page} | {p for s in cited if s.n in real_cites and s.file == gold
+                                                     for p in range(s.page, s.page_end + 1)}
+        page_ok = bool(pages & set(q.gold_pages)) and cites_gold
+    answer_ok = None
+    if answered and q.answers:
+        answer_ok = any(a.lower() in s.text.lower() for a in q.answers for s in real)
+    return {"id": q.id, "origin": q.origin, "expect": q.expect, "answered": answered, "reason": ans.reason,
+            "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
+            "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence}
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 2)
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    ans = [r for r in rows if r["expect"] == "answer"]
+    ref = [r for r in rows if r["expect"] == "refuse"]
+    pages = [r for r in rows if r["page_ok"] is not None]
+    recall = [r for r in rows if r["answer_ok"] is not None]
+    ms = [r["ms"] for r in rows]
+    return {
+        "questions": len(rows),
+        "answerable": len(ans),
+        "unanswerable": len(ref),
+        "false_acceptance_rate": round(sum(r["answered"] for r in ref) / len(ref), 4) if ref else None,
+        "false_refusal_rate": round(sum(not r["answered"] for r in ans) / len(ans), 4) if ans else None,
+        "coverage": round(sum(r["covered"] for r in ans) / len(ans), 4) if ans else None,
+        "page_accuracy": round(sum(r["page_ok"] for r in pages) / len(pages), 4) if pages else None,
+        "answer_recall": round(sum(r["answer_ok"] for r in recall) / len(recall), 4) if recall else None,
+        "latency_ms": {"p50": _pct(ms, 50), "p95": _pct(ms, 95)},
+        "refusal_reasons": dict(Counter(r["reason"] for r in rows if not r["answered"]).most_common()),
+    }
+
+
+def evaluate(questions: list[Question], ask: Callable[[Question], TutorAnswer], answerer: str = "extractive",
+             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    rows = []
+    for i, q in enumerate(questions):
+        rows.append(judge(q, ask(q)))
+        if progress:
+            progress(i + 1, len(questions))
+    out = summarise(rows)
+    by: dict[str, list] = defaultdict(list)
+    for r in rows:
+        by[r["origin"]].append(r)
+    out["by_origin"] = {k: {kk: vv for kk, vv in summarise(v).items() if kk != "refusal_reasons"} for k, v in sorted(by.items())}
+    out["answerer"] = answerer
+    out["items"] = rows
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- calibration
+
+CALIBRATED = ("min_confidence", "unknown_term_penalty", "min_term_coverage", "min_sentence_coverage")
+
+
+def gate_values(ans: TutorAnswer) -> dict[str, float]:
+    """The values the gate measured (ask under a permissive policy so every question is measured)."""
+    m = ans.measures
+    return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
+            "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
+            "mean": m.get("mean", -1.0)}
+
+
+def permissive(policy: Policy) -> Policy:
+    """The policy with every calibrated threshold opened, so each question reaches the answer checks."""
+    return policy.with_values(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
+                              min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False)
+
+
+def accepts(g: dict[str, float], policy: Policy) -> bool:
+    return (g["best"] - policy.unknown_term_penalty * g["unknown"] >= policy.min_confidence
+            and g["best"] >= policy.offtopic_max_score and g["mean"] >= policy.min_mean_confidence
+            and g["term_coverage"] >= policy.min_term_coverage and g["answerability"] >= policy.min_sentence_coverage
+            and (g["numbers_ok"] >= 1 or not policy.require_question_numbers))
+
+
+def trade_off(records: list[dict[str, Any]], base: Policy, grid: dict[str, list[float]]) -> list[dict[str, Any]]:
+    """False acceptance and coverage of every policy in the grid, from recorded gate values."""
+    ans = [r for r in records if r["expect"] == "answer"]
+    ref = [r for r in records if r["expect"] == "refuse"]
+    out = []
+    names = list(grid)
+    for combo in product(*(grid[n] for n in names)):
+        pol = base.with_values(**dict(zip(names, combo)))
+        fa = sum(accepts(r["gate"], pol) and r["passes_checks"] for r in ref) / max(1, len(ref))
+        cov = sum(accepts(r["gate"], pol) and r["covered_if_answered"] for r in ans) / max(1, len(ans))
+        out.append({**dict(zip(names, combo)), "false_acceptance_rate": round(fa, 4), "coverage": round(cov, 4)})
+    return out
+
+
+def recommend(curve: list[dict[str, Any]], target_fa: float) -> dict[str, Any] | None:
+    """The highest coverage at a false-acceptance rate no higher than the target (ties: the lower FA, then the
+    stricter thresholds)."""
+    ok = [c for c in curve if c["false_acceptance_rate"] <= target_fa]
+    if not ok:
+        return None
+    return max(ok, key=lambda c: (c["coverage"], -c["false_acceptance_rate"], c.get("min_confidence", 0)))
+
+
+def pareto(curve: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The points no other point beats on both false acceptance and coverage, by false acceptance."""
+    best: dict[float, dict[str, Any]] = {}
+    for c in curve:
+        k = c["false_acceptance_rate"]
+        if k not in best or c["coverage"] > best[k]["coverage"]:
+            best[k] = c
+    front, top = [], -1.0
+    for k in sorted(best):
+        if best[k]["coverage"] > top:
+            front.append(best[k])
+            top = best[k]["coverage"]
+    return front
+
+
+def latency_summary(values: list[float]) -> dict[str, float]:
+    return {"p50": _pct(values, 50), "p95": _pct(values, 95), "mean": round(statistics.fmean(values), 2) if values else 0.0}

@@ -1,0 +1,185 @@
+"""The confidence gate: decides, before any answer is written, whether the evidence can answer the question.
+
+Pure functions over scores, texts and the policy. The decision carries every check (value, threshold, verdict),
+the chunks kept as evidence, the near misses and the dropped chunks with the reason each was dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tutor.chunking import is_asking
+from tutor.policy import Policy
+from tutor.result import Check
+from tutor.shelf import Hit, ShelfKey
+from tutor.text import TermStats, content_terms, numbers, term_set
+
+GATE = "gate"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A sentence of the evidence that may answer: where it is and how much of the question it covers."""
+
+    hit: Hit
+    index: int  # sentence index in the chunk
+    text: str
+    page: int
+    coverage: float  # IDF-weighted share of question terms in this sentence and its neighbours
+    numbers_ok: bool
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The gate's verdict, made by the code that decides: checks, evidence, near misses, drops, confidence."""
+
+    passed: bool
+    reason: str
+    checks: tuple[Check, ...]
+    evidence: tuple[Hit, ...]
+    near_misses: tuple[Hit, ...]
+    dropped: tuple[tuple[Hit, str], ...]
+    candidates: tuple[Candidate, ...]
+    confidence: float
+    tier: str
+    other_shelf: ShelfKey | None = None
+    values: dict[str, float] = field(default_factory=dict)
+
+
+def term_weights(question: str, stats: TermStats) -> dict[str, float]:
+    """IDF weight of each content term of the question on this shelf."""
+    return {t: stats.idf(t) for t in content_terms(question)}
+
+
+def weighted_share(weights: dict[str, float], present: set[str]) -> float:
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in present) / total if total else 0.0
+
+
+def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]) -> list[Candidate]:
+    """Sentences of the evidence that state something, best first by how much of the question they cover.
+
+    A sentence's coverage blends its own terms with its neighbours' (an answer often spans two sentences);
+    questions and numbered tasks printed in the text are never candidates.
+    """
+    q_numbers = numbers(question)
+    out: list[Candidate] = []
+    for hit in evidence:
+        sents = hit.chunk.sentence_texts()
+        term_sets = [term_set(s) for s, _ in sents]
+        for i, (s, page) in enumerate(sents):
+            if len(s.split()) < 4 or is_asking(s):
+                continue
+            window = set().union(*term_sets[max(0, i - 1) : i + 2])
+            cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)
+            win_text = " ".join(t for t, _ in sents[max(0, i - 1) : i + 2])
+            out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text)))
+    # ties: the better-retrieved chunk first, then reading order
+    out.sort(key=lambda c: (-round(c.coverage, 6), c.hit.rank, c.index))
+    return out
+
+
+def _confidence(adjusted: float, policy: Policy) -> float:
+    """Adjusted retrieval score mapped to [0, 1]: 0.5 at the threshold, 1 at threshold + 0.3."""
+    return max(0.0, min(1.0, 0.5 + (adjusted - policy.min_confidence) / 0.6))
+
+
+def decide(
+    question: str,
+    hits: list[Hit],
+    policy: Policy,
+    stats: TermStats,
+    other_shelves: list[tuple[ShelfKey, float]] = (),  # type: ignore[assignment]
+    rerank: dict[str, float] | None = None,
+) -> GateDecision:
+    """Decide whether to answer from `hits` (best first, cosine scores) on the chosen shelf."""
+    dropped: list[tuple[Hit, str]] = []
+    usable: list[Hit] = []
+    for h in hits:
+        if not h.chunk.is_evidence:
+            dropped.append((h, f"{h.chunk.section_kind.replace('_', ' ')}: restates questions, not evidence"))
+        else:
+            usable.append(h)
+
+    tier = "retrieval"
+    score_of = {h.chunk.chunk_id: h.score for h in usable}
+    if rerank is not None:
+        tier = "reranker"
+        usable = sorted(usable, key=lambda h: -rerank.get(h.chunk.chunk_id, 0.0))
+
+    checks: list[Check] = []
+    best = usable[0].score if usable else -1.0
+    if rerank is not None:
+        evidence = [h for h in usable if rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score][: policy.max_evidence]
+        near = [h for h in usable if h not in evidence and rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score - 1]
+    else:
+        band = best - policy.evidence_drop
+        evidence = [h for h in usable if h.score >= band][: policy.max_evidence]
+        near = [h for h in usable if h not in evidence and h.score >= band - policy.near_miss_margin]
+    for h in usable:
+        if h not in evidence and h not in near:
+            dropped.append((h, "scored below the evidence and near-miss bands"))
+        elif h in near:
+            dropped.append((h, "near miss: logged, not used"))
+
+    context_chars = sum(len(h.chunk.text) for h in evidence)
+    checks.append(Check("context", GATE, bool(evidence) and context_chars >= policy.min_context_chars,
+                        float(context_chars), float(policy.min_context_chars),
+                        f"{len(evidence)} evidence chunk(s), {context_chars} characters", "insufficient_context"))
+
+    weights = term_weights(question, stats)
+    unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
+    adjusted = best - policy.unknown_term_penalty * unknown
+    checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score, round(best, 4), policy.offtopic_max_score,
+                        "best evidence score on the chosen shelf", "off_topic"))
+    if rerank is not None:
+        top = max((rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0)
+        checks.append(Check("rerank_confidence", GATE, top >= policy.min_rerank_score, top, policy.min_rerank_score,
+                            "best reranker relevance (0-3)", "low_confidence"))
+    else:
+        checks.append(Check("confidence", GATE, adjusted >= policy.min_confidence, round(adjusted, 4), policy.min_confidence,
+                            f"best score {best:.3f} less {policy.unknown_term_penalty} x unknown-term share {unknown:.2f}",
+                            "low_confidence"))
+        mean = sum(h.score for h in evidence) / len(evidence) if evidence else -1.0
+        checks.append(Check("mean_confidence", GATE, mean >= policy.min_mean_confidence, round(mean, 4),
+                            policy.min_mean_confidence, "mean score of the evidence chunks", "low_confidence"))
+    present = set().union(*(term_set(h.chunk.text) for h in evidence[:3])) if evidence else set()
+    coverage = weighted_share(weights, present) if weights else 1.0
+    checks.append(Check("term_coverage", GATE, coverage >= policy.min_term_coverage, round(coverage, 4),
+                        policy.min_term_coverage, "weighted share of the question's terms in the evidence", "low_confidence"))
+    if policy.require_clear_winner and len(usable) > 1:
+        a, b = usable[0], next((h for h in usable[1:] if h.chunk.section != usable[0].chunk.section), None)
+        ratio = a.score / b.score if b is not None and b.score > 0 else 99.0
+        checks.append(Check("clear_winner", GATE, ratio >= policy.min_top_ratio, round(ratio, 4), policy.min_top_ratio,
+                            "top-1 over top-2 score (different sections)", "no_clear_winner"))
+
+    candidates = rank_sentences(question, evidence, weights) if evidence else []
+    top_cand = candidates[0] if candidates else None
+    checks.append(Check("answerability", GATE, bool(top_cand) and top_cand.coverage >= policy.min_sentence_coverage,
+                        round(top_cand.coverage, 4) if top_cand else 0.0, policy.min_sentence_coverage,
+                        "share of the question's terms in the best sentence of the evidence", "not_answerable"))
+    numbers_ok = any(c.numbers_ok for c in candidates[:3]) if numbers(question) else True
+    if policy.require_question_numbers and numbers(question):
+        ok = numbers_ok
+        checks.append(Check("question_numbers", GATE, ok, ", ".join(sorted(numbers(question))), "present",
+                            "numbers in the question must appear beside the answer", "not_answerable"))
+
+    failed = [c for c in checks if not c.passed]
+    reason = failed[0].reason if failed else "answered"
+    other: ShelfKey | None = None
+    if failed:
+        for key, score in other_shelves:
+            if score >= policy.min_confidence and score >= best + policy.wrong_shelf_margin:
+                other, reason = key, "wrong_subject"
+                break
+    conf = _confidence(adjusted, policy) if rerank is None else max(0.0, min(1.0, max(
+        (rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0) / 3))
+    if failed:
+        conf = min(conf, 0.49)
+    return GateDecision(
+        passed=not failed, reason=reason, checks=tuple(checks), evidence=tuple(evidence), near_misses=tuple(near),
+        dropped=tuple(dropped), candidates=tuple(candidates), confidence=round(conf, 4), tier=tier, other_shelf=other,
+        values={"best": best, "adjusted": adjusted, "unknown": unknown, "coverage": coverage,
+                "sentence_coverage": top_cand.coverage if top_cand else 0.0,
+                "mean": sum(h.score for h in evidence) / len(evidence) if evidence else -1.0,
+                "numbers_ok": float(numbers_ok)},
+    )

@@ -1,0 +1,130 @@
+"""The one validated policy: every threshold of the gate, the answerer and the answer checks.
+
+Loaded from `tutor/policy.toml` (the calibrated defaults), then from a TOML file named by `TUTOR_POLICY`, then from
+environment variables `TUTOR_<FIELD>` (e.g. `TUTOR_MIN_CONFIDENCE=0.5`). Impossible values are rejected at
+construction with the field's name, so no check ever runs on a nonsense threshold.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from tutor.errors import PolicyError
+
+DEFAULT_POLICY_FILE = Path(__file__).with_name("policy.toml")
+
+
+def _f(default: Any, desc: str, lo: float | None = None, hi: float | None = None, choices: tuple = ()) -> Any:
+    return field(default=default, metadata={"desc": desc, "lo": lo, "hi": hi, "choices": choices})
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Thresholds. Scores are cosine similarities of unit vectors (higher is closer, in [-1, 1]) unless said."""
+
+    # retrieval
+    top_k: int = _f(12, "candidate chunks retrieved from the chosen shelf", 1, 200)
+    max_evidence: int = _f(4, "most evidence chunks passed to the answerer", 1, 20)
+    # gate: context
+    min_context_chars: int = _f(60, "least evidence text (characters) worth answering from", 0, 10_000)
+    # gate: confidence bands
+    min_confidence: float = _f(0.46, "best evidence score, less the unknown-term penalty, needed to answer", -1, 1)
+    min_mean_confidence: float = _f(0.35, "mean score of the evidence chunks used", -1, 1)
+    evidence_drop: float = _f(0.12, "a chunk is evidence if it scores within this of the best", 0, 2)
+    near_miss_margin: float = _f(0.08, "chunks this far below the evidence band are logged as near misses", 0, 2)
+    unknown_term_penalty: float = _f(0.3, "subtracted per unit of the question's weighted share of terms the shelf never uses", 0, 5)
+    min_term_coverage: float = _f(0.1, "weighted share of the question's terms the evidence must contain", 0, 1)
+    # gate: off-topic and wrong shelf
+    offtopic_max_score: float = _f(0.3, "below this best score the question is off-topic for the shelf", -1, 1)
+    wrong_shelf_margin: float = _f(0.08, "another shelf beating this one by this much names that shelf", 0, 2)
+    # gate: optional checks
+    require_clear_winner: bool = _f(False, "refuse when the top two chunks (different sections) score alike")
+    min_top_ratio: float = _f(1.02, "top-1 over top-2 score ratio the clear-winner check needs", 1, 10)
+    min_rerank_score: float = _f(2.0, "reranker relevance (0-3) a chunk needs to be evidence", 0, 3)
+    # answerer
+    answerer: str = _f("extractive", "which answerer writes answers", choices=("extractive", "local", "openai"))
+    max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
+    min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
+    require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
+    # answer checks
+    min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
+    min_sentence_similarity: float = _f(0.5, "cosine similarity of a sentence to the chunk it cites", -1, 1)
+    min_supported_share: float = _f(1.0, "share of answer sentences that must be supported", 0, 1)
+    min_answer_word_share: float = _f(0.8, "share of the answer's content words found in the cited text", 0, 1)
+    # scale
+    approximate_index_above: int = _f(200_000, "shelves larger than this use an HNSW index instead of exact search", 1, 10**9)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            lo, hi, choices = f.metadata["lo"], f.metadata["hi"], f.metadata["choices"]
+            if isinstance(f.default, bool):
+                if not isinstance(v, bool):
+                    raise PolicyError(f"policy {f.name} must be true or false, not {v!r}")
+                continue
+            if choices:
+                if v not in choices:
+                    raise PolicyError(f"policy {f.name} must be one of {', '.join(choices)}, not {v!r}")
+                continue
+            if isinstance(f.default, int) and (not isinstance(v, int) or isinstance(v, bool)):
+                raise PolicyError(f"policy {f.name} must be a whole number, not {v!r}")
+            if isinstance(f.default, float) and not isinstance(v, (int, float)):
+                raise PolicyError(f"policy {f.name} must be a number, not {v!r}")
+            if lo is not None and v < lo or hi is not None and v > hi:
+                raise PolicyError(f"policy {f.name}={v} is outside [{lo}, {hi}]: {f.metadata['desc']}")
+
+    @classmethod
+    def describe(cls) -> dict[str, str]:
+        return {f.name: f.metadata["desc"] for f in fields(cls)}
+
+    def with_values(self, **values: Any) -> Policy:
+        unknown = set(values) - {f.name for f in fields(self)}
+        if unknown:
+            raise PolicyError(f"unknown policy setting(s): {', '.join(sorted(unknown))}")
+        return replace(self, **values)
+
+    def to_toml(self) -> str:
+        lines = []
+        for f in fields(self):
+            v = getattr(self, f.name)
+            lit = ("true" if v else "false") if isinstance(v, bool) else (f'"{v}"' if isinstance(v, str) else repr(v))
+            lines.append(f"# {f.metadata['desc']}\n{f.name} = {lit}")
+        return "\n".join(lines) + "\n"
+
+
+def _coerce(name: str, raw: str, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            if raw.lower() in ("1", "true", "yes", "on"):
+                return True
+            if raw.lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(raw)
+        if isinstance(default, int):
+            return int(raw)
+        if isinstance(default, float):
+            return float(raw)
+        return raw
+    except ValueError as e:
+        raise PolicyError(f"TUTOR_{name.upper()}={raw!r} is not a valid value") from e
+
+
+def load_policy(path: str | Path | None = None, env: dict[str, str] | None = None) -> Policy:
+    """Defaults from the shipped TOML, then `path` (or `$TUTOR_POLICY`), then `TUTOR_<FIELD>` variables."""
+    env = dict(os.environ if env is None else env)
+    values: dict[str, Any] = {}
+    for p in (DEFAULT_POLICY_FILE, path or env.get("TUTOR_POLICY")):
+        if p and Path(p).exists():
+            with open(p, "rb") as fh:
+                values.update(tomllib.load(fh))
+        elif p:
+            raise PolicyError(f"policy file {p} does not exist")
+    base = Policy()
+    for f in fields(Policy):
+        key = f"TUTOR_{f.name.upper()}"
+        if key in env:
+            values[f.name] = _coerce(f.name, env[key], f.default)
+    return base.with_values(**values)
