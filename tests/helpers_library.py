@@ -7,12 +7,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-# shared data sits beside the project, never inside it: ../shared/data from the repository root
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_LIBRARY = REPO_ROOT / "data" / "sample" / "library"
 
 
 def make_pdf(path: str | Path, pages: list[str], *, font_size: int = 11) -> Path:
@@ -101,12 +95,3 @@ def make_library(root: str | Path) -> Path:
     make_pdf(root / "class-10" / "science" / "acids.pdf", ACIDS_PAGES)
     make_pdf(root / "class-10" / "social-science" / "soil.pdf", SOIL_PAGES)
     return root
-
-
-def shelf_texts(shelf) -> list[str]:
-    """All chunk texts of a loaded shelf, joined per chunk (for 'is this text still there' assertions)."""
-    return [c.text for c in shelf.chunks]
-
-
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))

@@ -81,12 +81,6 @@ def test_small_chunks_span_exactly_the_pages_of_their_sentences_and_ids_are_sequ
     assert all(c.chapter == INFO.title and c.chapter_code == "jesc101" for c in chunks)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: chunk_pages promises 'each sentence keeps the page it started on', but _blocks flushes a paragraph "
-    "at every page break, so a sentence running over a page break is cut into two 'sentences' (the second, "
-    "'in our previous classes.', is credited to page 2)",
-)
 def test_sentence_running_over_a_page_break_stays_whole_with_its_first_page():
     pages = [
         PageText(1, "We have already learnt about physical and chemical changes of matter"),

@@ -213,12 +213,6 @@ def test_hyphenated_word_joined_by_clean_pages_across_the_line_break():
     assert "hydro-" not in cleaned[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: clean_pages builds the vocabulary from text that still holds the line-end fragments, so a word "
-    "broken the same way twice ('indus-'/'tries') makes both fragments look like words of the document and "
-    "dehyphenate keeps 'indus-tries'",
-)
 def test_word_broken_twice_at_line_ends_is_still_joined():
     # jess203 p.12, three consecutive real lines; "industries" is never printed whole on this page
     page = (

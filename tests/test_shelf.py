@@ -150,12 +150,6 @@ def test_old_versions_are_pruned_but_the_previous_one_is_kept(tmp_path):
     assert store.current_version("10", "science") == v3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: ShelfStore._prune keeps 'the newest version that is not live' as 'the one before', but after a "
-    "write that failed before its swap that is the orphaned, never-live version, so the version that was live "
-    "until this swap (which a reader may still be loading) is deleted",
-)
 def test_after_a_crashed_write_the_next_write_keeps_the_version_that_was_live(tmp_path):
     store, v1 = _write_shelf(tmp_path)
     with pytest.raises(RuntimeError):

@@ -240,6 +240,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from tutor.bench import run_bench
+
+    return run_bench(args)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tutor", description="The textbook tutor's command line.")
     ap.add_argument("--index-dir", type=Path, default=None, help="where shelves live (default: data/index or $TUTOR_INDEX_DIR)")
@@ -294,6 +300,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, dest="json_out")
     p.add_argument("--write", type=Path, help="write the recommended policy as TOML here")
     p.set_defaults(fn=cmd_calibrate)
+
+    p = sub.add_parser("bench", help="latency, ingest throughput, cold start and scale, against plain LlamaIndex")
+    p.add_argument("--libraries", type=Path, required=True)
+    p.add_argument("--json", type=Path, dest="json_out")
+    p.add_argument("--quick", action="store_true", help="smaller scale sizes (for tests)")
+    p.set_defaults(fn=cmd_bench)
 
     args = ap.parse_args(argv)
     args.index_dir = args.index_dir or index_dir()

@@ -71,7 +71,7 @@ class ExtractiveAnswerer:
                 best = chosen[0]
                 same_place = c.hit.chunk.chunk_id == best.hit.chunk.chunk_id and abs(c.index - best.index) <= 2
                 adds = term_set(c.text) - covered
-                if not same_place and (c.coverage < 0.75 * best.coverage or not adds):
+                if not same_place and (c.rank_score < 0.75 * best.rank_score or not adds):
                     continue
             chosen.append(c)
             seen_text.add(c.text)

@@ -6,8 +6,7 @@ Any failed check turns the answer into a refusal; the caller never shows a parti
 from __future__ import annotations
 
 import re
-
-import numpy as np
+from typing import Callable
 
 from tutor.policy import Policy
 from tutor.result import AnswerSentence, Check, Source
@@ -53,15 +52,29 @@ def token_overlap(sentence: str, cited_text: str) -> float:
     return sum(t in present for t in terms) / len(terms)
 
 
+def _norm(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def supporting_passage(sentence: str, cited_text: str) -> str:
+    """The sentence, or pair of neighbouring sentences, of the cited text that shares most words with `sentence`."""
+    from tutor.chunking import _sentence_spans
+
+    parts = [cited_text[s:e] for s, e in _sentence_spans(cited_text)] or [cited_text]
+    windows = parts + [" ".join(parts[i : i + 2]) for i in range(len(parts) - 1)]
+    return max(windows, key=lambda w: (token_overlap(sentence, w), -len(w)))
+
+
 def check_grounding(
     sentences: tuple[AnswerSentence, ...],
     sources: list[Source],
     policy: Policy,
-    sentence_vecs: np.ndarray | None,
-    source_vecs: dict[int, np.ndarray],
+    similarity: Callable[[str, str], float] | None,
 ) -> list[Check]:
-    """Each sentence must be supported by what it cites: token overlap and embedding similarity, each against its
-    own threshold; the share of supported sentences and the answer's content-word share must reach the policy."""
+    """Each sentence must be supported by what it cites: token overlap with the cited text, and embedding
+    similarity with the passage of it that supports the sentence best, each against its own threshold; the share
+    of supported sentences and the answer's content-word share must reach the policy. A sentence quoted verbatim
+    has similarity 1 (no embedding needed); `similarity=None` skips the embedding test."""
     by_n = {s.n: s for s in sources}
     supported = 0
     details = []
@@ -70,10 +83,12 @@ def check_grounding(
         text = " ".join(c.text for c in cited)
         overlap = token_overlap(s.text, text) if cited else 0.0
         sim = -1.0
-        if sentence_vecs is not None and cited:
-            sims = [float(sentence_vecs[i] @ source_vecs[c.n]) for c in cited if c.n in source_vecs]
-            sim = max(sims) if sims else -1.0
-        ok = overlap >= policy.min_token_overlap and (sentence_vecs is None or sim >= policy.min_sentence_similarity)
+        if cited and similarity is not None:
+            if _norm(s.text) and _norm(s.text) in _norm(text):
+                sim = 1.0
+            else:
+                sim = max(similarity(s.text, supporting_passage(s.text, c.text)) for c in cited)
+        ok = bool(cited) and overlap >= policy.min_token_overlap and (similarity is None or sim >= policy.min_sentence_similarity)
         supported += ok
         details.append(f"sentence {i + 1}: overlap {overlap:.2f}, similarity {sim:.2f}{'' if ok else ' (unsupported)'}")
     share = supported / len(sentences) if sentences else 0.0
@@ -88,8 +103,15 @@ def check_grounding(
     ]
 
 
-def check_phrasing(text: str) -> list[Check]:
-    """No hedging or filler, and no words that mark the answer as uncertain, partial or an error."""
+def check_phrasing(sentences: tuple[AnswerSentence, ...], sources: list[Source]) -> list[Check]:
+    """No hedging or filler, and no words that mark the answer as uncertain, partial or an error.
+
+    A sentence quoted word for word from the source it cites is the book's own wording and is not scanned.
+    """
+    by_n = {s.n: _norm(s.text) for s in sources}
+    own = [s.text for s in sentences
+           if not (_norm(s.text) and any(_norm(s.text) in by_n.get(n, "") for n in s.citations))]
+    text = " ".join(own)
     hedges = sorted({m.group(0).lower() for m in _FORBIDDEN.finditer(text)})
     doubts = sorted({m.group(0).lower() for m in _UNTRUSTWORTHY.finditer(text)})
     found = hedges + doubts

@@ -179,7 +179,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
 class _Block:
     kind: str
     section: str
-    parts: list[tuple[int, str]] = field(default_factory=list)  # (page, text) pieces; each heading its own piece
+    parts: list[tuple[int, str, bool]] = field(default_factory=list)  # (page, text, is_heading); prose runs on
 
 
 def _blocks(pages: list[PageText]) -> list[_Block]:
@@ -196,7 +196,7 @@ def _blocks(pages: list[PageText]) -> list[_Block]:
 
         def flush() -> None:
             if para:
-                cur.parts.append((page.page, " ".join(para)))
+                cur.parts.append((page.page, " ".join(para), False))
                 para.clear()
 
         for line in page.text.splitlines():
@@ -211,13 +211,34 @@ def _blocks(pages: list[PageText]) -> list[_Block]:
                         blocks.append(cur)
                     cur = _Block(new_state, section)
                     state = new_state
-                cur.parts.append((page.page, line))
+                cur.parts.append((page.page, line, True))
                 continue
             para.append(line)
         flush()
     if cur.parts:
         blocks.append(cur)
     return blocks
+
+
+def _runs(parts: list[tuple[int, str, bool]]) -> list[tuple[str, list[tuple[int, int]]]]:
+    """Join prose pieces that follow each other (also over a page break) so a sentence running onto the next page
+    stays whole; each run keeps (offset, page) marks so a sentence gets the page it starts on. Headings stand alone."""
+    runs: list[tuple[str, list[tuple[int, int]]]] = []
+    text, starts = "", []
+    for page, piece, heading in parts:
+        if heading:
+            if text:
+                runs.append((text, starts))
+            runs.append((piece, [(0, page)]))
+            text, starts = "", []
+            continue
+        if text:
+            text += " "
+        starts.append((len(text), page))
+        text += piece
+    if text:
+        runs.append((text, starts))
+    return runs
 
 
 def chunk_pages(
@@ -235,13 +256,20 @@ def chunk_pages(
     Each sentence keeps the page it started on; consecutive chunks share `overlap_sentences` sentences.
     """
     chunks: list[Chunk] = []
-    for block in _blocks(pages):
-        sents: list[tuple[str, int]] = []
-        for page, piece in block.parts:
+    carry: list[tuple[str, int]] = []
+    blocks = _blocks(pages)
+    for bi, block in enumerate(blocks):
+        sents: list[tuple[str, int]] = carry
+        carry = []
+        for piece, starts in _runs(block.parts):
             for s, e in _sentence_spans(piece):
                 t = piece[s:e].strip()
                 if t:
-                    sents.append((t, page))
+                    sents.append((t, next(p for off, p in reversed(starts) if off <= s)))
+        nxt = blocks[bi + 1] if bi + 1 < len(blocks) else None
+        if nxt is not None and nxt.kind == block.kind and sum(len(t.split()) for t, _ in sents) < 12:
+            carry = sents  # a heading alone is no chunk: it opens the next one
+            continue
         start = 0
         while start < len(sents):
             words = 0

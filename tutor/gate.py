@@ -5,6 +5,7 @@ the chunks kept as evidence, the near misses and the dropped chunks with the rea
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from tutor.chunking import is_asking
@@ -26,6 +27,7 @@ class Candidate:
     page: int
     coverage: float  # IDF-weighted share of question terms in this sentence and its neighbours
     numbers_ok: bool
+    rank_score: float = 0.0  # coverage with small preferences (definitions up, captions and instructions down)
 
 
 @dataclass(frozen=True)
@@ -72,10 +74,22 @@ def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]
             window = set().union(*term_sets[max(0, i - 1) : i + 2])
             cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)
             win_text = " ".join(t for t, _ in sents[max(0, i - 1) : i + 2])
-            out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text)))
+            out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text), _rank_score(s, cov, hit.score)))
     # ties: the better-retrieved chunk first, then reading order
-    out.sort(key=lambda c: (-round(c.coverage, 6), c.hit.rank, c.index))
+    out.sort(key=lambda c: (-round(c.rank_score, 6), c.hit.rank, c.index))
     return out
+
+
+_DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b|\bis the (?:process|property)\b", re.I)
+_NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
+
+
+def _rank_score(sentence: str, coverage: float, retrieval: float) -> float:
+    """How good a sentence is as an answer: coverage first; the chunk's retrieval score and the sentence's form
+    break ties (a definition beats a caption or an instruction to do an activity)."""
+    words = len(sentence.split())
+    return (coverage + 0.25 * retrieval + (0.08 if _DEFINES.search(sentence) else 0.0)
+            - (0.12 if _NOT_PROSE.match(sentence) else 0.0) - (0.05 if words < 8 else 0.0) - (0.05 if words > 60 else 0.0))
 
 
 def _confidence(adjusted: float, policy: Policy) -> float:
@@ -153,7 +167,7 @@ def decide(
                             "top-1 over top-2 score (different sections)", "no_clear_winner"))
 
     candidates = rank_sentences(question, evidence, weights) if evidence else []
-    top_cand = candidates[0] if candidates else None
+    top_cand = max(candidates, key=lambda c: c.coverage) if candidates else None
     checks.append(Check("answerability", GATE, bool(top_cand) and top_cand.coverage >= policy.min_sentence_coverage,
                         round(top_cand.coverage, 4) if top_cand else 0.0, policy.min_sentence_coverage,
                         "share of the question's terms in the best sentence of the evidence", "not_answerable"))

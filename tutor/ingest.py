@@ -23,6 +23,9 @@ from tutor.errors import IngestError, PdfRefused
 from tutor.pdftext import ExtractedPdf, extract_pdf
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 
+# bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
+PIPELINE_VERSION = "2026.11.22-2"
+
 _LAYOUT = re.compile(r"^class-([A-Za-z0-9]+)$")
 
 
@@ -183,7 +186,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = sha256_file(it.path)
         known = manifest.chapters.get(it.file)
-        if known and known.sha256 == digest and (not it.chapter or it.chapter == known.chapter):
+        if (known and known.sha256 == digest and known.pipeline == PIPELINE_VERSION
+                and (not it.chapter or it.chapter == known.chapter)):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
             continue
         todo.append((it, digest))
@@ -208,7 +212,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         entries[it.file] = ChapterEntry(
             file=it.file, sha256=digest, chapter=info.title, chapter_code=info.code, chapter_number=info.number,
             pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
-            chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), pipeline=PIPELINE_VERSION,
         )
         status = "replaced" if it.file in manifest.chapters else "added"
         report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped, res.notes))

@@ -94,7 +94,17 @@ def strip_symbols(line: str) -> str:
     return line
 
 
-_MOJIBAKE_CHARS = set("${}~_¥Ÿ§‹›»«¡¢£¤¦¨©ª¬®¯°±²³´µ¶·¸¹º¼½¾¿ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ")
+# symbols that legacy Devanagari fonts map their glyphs to; real prose almost never puts them inside a word
+_MOJIBAKE_SYMBOLS = set("${}~_¥Ÿ§‹›¡¢£¤¦¨©ª¬®¯°±²³´µ¶·¸¹º¼½¾¿×÷`^|")
+_LATIN1_LETTERS = set("ÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿ")
+
+
+def _odd_token(t: str) -> bool:
+    """A token no real word looks like: a glyph symbol inside it, or an accented letter beside an inner capital
+    ("àíZ-nÌ"); plain accented words ("café") are not odd."""
+    if any(c in _MOJIBAKE_SYMBOLS for c in t):
+        return True
+    return any(c in _LATIN1_LETTERS for c in t) and bool(re.search(r"(?<=.)[A-Z]", t))
 
 
 def is_mojibake_line(line: str, loose: bool = False) -> bool:
@@ -104,7 +114,7 @@ def is_mojibake_line(line: str, loose: bool = False) -> bool:
     `loose` (used on pages already known to hold such lines) also catches short lines with one such token.
     """
     tokens = [t for t in line.split() if any(c.isalpha() for c in t)]
-    odd = sum(any(c in _MOJIBAKE_CHARS for c in t) for t in tokens)
+    odd = sum(_odd_token(t) for t in tokens)
     if loose:
         return odd >= 1 and odd / len(tokens) >= 0.3
     return len(tokens) >= 3 and odd / len(tokens) >= 0.4
@@ -160,13 +170,17 @@ def rejoin_split_words(line: str, vocab: Counter[str]) -> str:
 
 
 def dehyphenate(text: str, vocab: Counter[str]) -> str:
-    """Undo hyphenation at line ends: "some-\\nthing" becomes "something" unless the document hyphenates it."""
+    """Undo hyphenation at line ends: "some-\\nthing" becomes "something", unless the document writes the
+    compound with a hyphen inside a line ("well-known"), or writes both halves as words and never the whole."""
+    compounds = {m.group(0).lower() for m in re.finditer(r"(?<![-\w])[A-Za-z]{2,}-[a-z]{2,}(?![-\w])", text)}
 
     def fix(m: re.Match[str]) -> str:
         a, b = m.group(1), m.group(2)
-        if vocab[f"{a}{b}".lower()] >= 1 or not (vocab[a.lower()] >= 2 and vocab[b.lower()] >= 2):
-            return f"{a}{b}\n"
-        return f"{a}-{b}\n"
+        if f"{a}-{b}".lower() in compounds:
+            return f"{a}-{b}"
+        if vocab[f"{a}{b}".lower()] >= 1 or not (vocab[a.lower()] >= 1 and vocab[b.lower()] >= 1):
+            return f"{a}{b}"
+        return f"{a}-{b}"
 
     return _HYPHEN_BREAK.sub(fix, text)
 
@@ -204,12 +218,11 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
     for lines in split:
         kept = [ln for i, ln in enumerate(lines) if not ((i < 2 or i >= len(lines) - 2) and re.sub(r"\d+", "#", ln) in running)]
         pages.append("\n".join(kept))
+    # pieces of words broken at a line end are not words of the document: leave them out of the vocabulary
+    plain = _vocabulary(_HYPHEN_BREAK.sub(" ", "\n".join(pages)))
+    pages = [dehyphenate(text, plain) for text in pages]
     vocab = _vocabulary("\n".join(pages))
-    cleaned = []
-    for text in pages:
-        text = dehyphenate(text, vocab)
-        text = "\n".join(rejoin_split_words(ln, vocab) for ln in text.splitlines())
-        cleaned.append(text)
+    cleaned = ["\n".join(rejoin_split_words(ln, vocab) for ln in text.splitlines()) for text in pages]
     return cleaned, dropped, sorted(running)
 
 

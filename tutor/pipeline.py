@@ -10,8 +10,6 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable
 
-import numpy as np
-
 from tutor.answer import Answerer, ExtractiveAnswerer
 from tutor.audit import AuditLog
 from tutor.checks import check_citations, check_grounding, check_phrasing, verdict
@@ -61,16 +59,16 @@ class Tutor:
                  audit: AuditLog | None = None, reranker: Reranker | None = None):
         self.library, self.policy, self.audit, self.reranker = library, policy, audit, reranker
         self.answerer = answerer or ExtractiveAnswerer()
-        self._stats: dict[tuple[ShelfKey, str], tuple[TermStats, dict[str, int]]] = {}
+        self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ helpers
-    def _shelf_stats(self, shelf: Shelf) -> tuple[TermStats, dict[str, int]]:
+    def _shelf_stats(self, shelf: Shelf) -> TermStats:
         key = (shelf.key, shelf.version)
         with self._lock:
             got = self._stats.get(key)
         if got is None:
-            got = (TermStats([c.text for c in shelf.chunks]), {c.chunk_id: i for i, c in enumerate(shelf.chunks)})
+            got = TermStats([c.text for c in shelf.chunks])
             with self._lock:
                 self._stats = {k: v for k, v in self._stats.items() if k[0] != shelf.key}
                 self._stats[key] = got
@@ -117,7 +115,7 @@ class Tutor:
     def _ask_library(self, question: str, klass: str, subject: str, timer: _Timer) -> TutorAnswer:
         p = self.policy
         shelf = self.library.shelf(klass, subject)
-        stats, rows = self._shelf_stats(shelf)
+        stats = self._shelf_stats(shelf)
         with timer.stage("embed"):
             qvec = self.library.embed_query(question, shelf)
         with timer.stage("search"):
@@ -156,22 +154,24 @@ class Tutor:
                 measures=decision.values,
             )
         sources = [_source(i + 1, h) for i, h in enumerate(decision.evidence)]
-        source_vecs = {s.n: shelf.vectors[rows[s.chunk_id]] for s in sources if s.chunk_id in rows}
-        return self._answer_and_check(question, klass, subject, "library", decision, sources, source_vecs, near,
-                                      timer, shelf)
+        return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf)
 
     # ------------------------------------------------------------------ shared: answer, then check
     def _answer_and_check(self, question, klass, subject, mode, decision: GateDecision, sources: list[Source],
-                          source_vecs, near, timer: _Timer, shelf: Shelf | None) -> TutorAnswer:
+                          near, timer: _Timer, shelf: Shelf | None) -> TutorAnswer:
         with timer.stage("answer"):
             draft = self.answerer.answer(question, sources, list(decision.candidates), self.policy)
         with timer.stage("checks"):
             sentences = draft.sentences
             embedder = self.library.embedder_for(shelf) if shelf is not None else self._any_embedder()
-            vecs = embedder.embed([s.text for s in sentences]) if sentences else None
+
+            def similarity(a: str, b: str) -> float:
+                va, vb = embedder.embed([a, b])
+                return float(va @ vb)
+
             checks = (check_citations(sentences, len(sources))
-                      + check_grounding(sentences, sources, self.policy, vecs, source_vecs)
-                      + check_phrasing(draft.text))
+                      + check_grounding(sentences, sources, self.policy, similarity)
+                      + check_phrasing(sentences, sources))
         all_checks = decision.checks + tuple(checks)
         reason = verdict(checks)
         if reason != "answered":
@@ -225,8 +225,7 @@ class Tutor:
                                  message=REASONS["selected_text_insufficient"],
                                  sources=(_source(1, hit),))
         sources = [_source(1, hit)]
-        return self._answer_and_check(question, klass, subject, "selected_text", decision, sources,
-                                      {1: vecs[1]} if vecs is not None else {}, (), timer, None)
+        return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None)
 
 
 def _source(n: int, h: Hit) -> Source:

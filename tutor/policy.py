@@ -71,7 +71,7 @@ class Policy:
                 continue
             if isinstance(f.default, int) and (not isinstance(v, int) or isinstance(v, bool)):
                 raise PolicyError(f"policy {f.name} must be a whole number, not {v!r}")
-            if isinstance(f.default, float) and not isinstance(v, (int, float)):
+            if isinstance(f.default, float) and (not isinstance(v, (int, float)) or isinstance(v, bool) or v != v):
                 raise PolicyError(f"policy {f.name} must be a number, not {v!r}")
             if lo is not None and v < lo or hi is not None and v > hi:
                 raise PolicyError(f"policy {f.name}={v} is outside [{lo}, {hi}]: {f.metadata['desc']}")

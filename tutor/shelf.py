@@ -58,6 +58,7 @@ class ChapterEntry:
     pages_skipped: list[dict]
     chunks: int
     ingested_at: str
+    pipeline: str = ""  # the ingestion pipeline version that made the chunks
 
 
 @dataclass
@@ -211,6 +212,7 @@ class ShelfStore:
             with open(p, "rb") as fh:
                 os.fsync(fh.fileno())
         os.rename(tmp, sdir / version)
+        previous = self.current_version(manifest.klass, manifest.subject)
         if fail_before_swap:
             raise RuntimeError("simulated crash before the swap")
         pointer = sdir / "CURRENT.tmp"
@@ -219,15 +221,13 @@ class ShelfStore:
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(pointer, sdir / "CURRENT")
-        self._prune(sdir, keep={version})
+        self._prune(sdir, keep={version, previous} - {None})
         return version
 
     def _prune(self, sdir: Path, keep: set[str]) -> None:
-        """Remove versions other than the live one and the one before it (a reader may still be loading it)."""
-        versions = sorted((p for p in sdir.iterdir() if p.is_dir() and re.match(r"^\.?v\d+", p.name)), key=lambda p: p.name)
-        finished = [p for p in versions if not p.name.startswith(".")]
-        previous = [p.name for p in finished if p.name not in keep][-1:]
-        keep = set(keep) | set(previous)
+        """Remove every version but those kept (the live one and the one live before it, which a reader may still
+        be loading), including orphans of writes that crashed before their swap."""
+        versions = [p for p in sdir.iterdir() if p.is_dir() and re.match(r"^\.?v\d+", p.name)]
         for p in versions:
             if p.name not in keep:
                 shutil.rmtree(p, ignore_errors=True)

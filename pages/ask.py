@@ -1,0 +1,45 @@
+"""Students' Ask page: pick a class and subject, ask in a chat, get a cited answer or an honest refusal.
+
+Every reply carries a Diagnostics panel; the conversation lives in the student's session only.
+"""
+import streamlit as st
+
+import ui_common as ui
+from tutor.shelf import ShelfStore
+
+ui.page_header("Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
+               "When the book does not say, the tutor tells you so instead of guessing.")
+
+tutor = ui.tutor_or_stop()
+shelves = ui.student_shelves(tutor.library)
+if not shelves:
+    ui.empty_library_note()
+    st.stop()
+
+shelf = ui.shelf_picker(shelves)
+turns = ui.history(ui.ASK_HISTORY)
+
+if not turns:
+    manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
+    with st.container(border=True):
+        st.markdown(f"#### :material/auto_stories: {ui.shelf_label(shelf.klass, shelf.subject)}")
+        chapters = ui.chapters_in_order(manifest) if manifest else []
+        st.markdown("This shelf has " + ", ".join(
+            (f"Chapter {c.chapter_number}: *{ui.md(c.chapter)}*" if c.chapter_number else f"*{ui.md(c.chapter)}*")
+            for c in chapters) + ".")
+        st.caption("Ask about something in these chapters, for example a term, a process or an example from the text. "
+                   "To ask about one paragraph only, open it on the Read page and select it.")
+
+for i, turn in enumerate(turns):
+    ui.render_turn(turn, key=f"ask_{i}")
+
+with st.sidebar:
+    if turns and st.button("New conversation", icon=":material/add_comment:", width="stretch"):
+        turns.clear()
+        st.rerun()
+
+question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}…")
+if question:
+    answer = ui.ask(tutor, question, shelf)
+    turns.append({"question": question, "answer": answer})
+    ui.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")

@@ -1,0 +1,208 @@
+"""Maintainers' page (password): add chapter PDFs to shelves, see what each shelf holds, remove or rebuild.
+
+Uploads are written under a sanitised name to a temp folder, ingested (a new shelf version is swapped in only when
+complete, so students keep reading the old one meanwhile), and the good ones kept under data/uploads for rebuilds.
+"""
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+import ui_common as ui
+from tutor.errors import TutorError
+from tutor.ingest import IngestItem, ingest, remove_chapter
+from tutor.shelf import check_name
+
+st.set_page_config(layout="wide")
+ui.page_header("Maintainers", "Add textbook chapters, check what each shelf holds, and remove or rebuild chapters.")
+ui.password_gate("maintainer_password", ui.AUTH_MAINTAINER, "maintainers'")
+
+ss = st.session_state
+lib = ui.library()
+store = lib.store
+embedder = ui.get_embedder(ui.embedder_kind())
+
+if ss.get(ui.MAINT_NOTICE):
+    kind, text = ss.pop(ui.MAINT_NOTICE)
+    (st.success if kind == "ok" else st.error)(text, icon=":material/check_circle:" if kind == "ok" else ":material/error:")
+
+tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":material/shelves: Shelves"])
+
+
+def show_reports(reports: list[dict]) -> None:
+    """One line per uploaded file: what was added, what was skipped and why, or why the file was refused."""
+    for r in reports:
+        where = ui.shelf_label(r["klass"], r["subject"])
+        name = ui.md(r["file"])
+        if r["status"] in ("added", "replaced"):
+            verb = "Added" if r["status"] == "added" else "Replaced"
+            st.success(f"**{name}** — {verb} *{ui.md(r['chapter'])}* on {where}: {r['pages_used']} of {r['pages']} "
+                       f"pages read, {r['chunks']} passages indexed.", icon=":material/check_circle:")
+        elif r["status"] == "unchanged":
+            st.info(f"**{name}** — already on {where} and unchanged, so nothing was redone.", icon=":material/info:")
+        else:
+            cause = r["error"]
+            prefix = f"{r['file']}: "
+            cause = cause[len(prefix):] if cause.startswith(prefix) else cause
+            joiner = " " if cause.split(" ", 1)[0] in ("is", "has", "cannot", "uses") else ": "
+            st.error(f"**{name}**{joiner}{ui.md(cause)}. It was not added; the shelf is unchanged.",
+                     icon=":material/block:")
+        for page, reason in r["skipped"]:
+            st.caption(f"{name}: page {page} skipped — {ui.md(reason)}")
+
+
+def add_files(rows, tmp: Path) -> list[dict] | None:
+    """Validate the fields, write each upload under a sanitised name in `tmp`, ingest with a progress bar.
+
+    Returns one result per file, or None when nothing was ingested (the problems are shown instead).
+    """
+    problems, items, taken = [], [], set()
+    for f, klass, subject, chapter in rows:
+        try:
+            klass, subject = check_name(klass, "class"), check_name(subject, "subject")
+        except ValueError as e:
+            problems.append(f"**{ui.md(f.name)}**: {ui.md(str(e))}")
+            continue
+        name = ui.safe_pdf_name(f.name, taken)
+        taken.add(name)
+        path = tmp / name  # never the uploaded name as a path: only the sanitised base name, inside our temp folder
+        path.write_bytes(f.getvalue())
+        items.append(IngestItem(path, klass, subject, chapter=chapter.strip() or None, name=name))
+    for p in problems:
+        st.error(p, icon=":material/error:")
+    if problems or not items:
+        return None
+    with st.status(f"Adding {len(items)} file(s) to the library…", expanded=True) as status:
+        bar = st.progress(0.0, text="Starting…")
+        try:
+            report = ingest(items, store, embedder,
+                            progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
+        except TutorError as e:
+            status.update(label="Nothing was added", state="error")
+            st.error(str(e), icon=":material/error:")
+            return None
+        status.update(label="Finished", state="complete")
+    by_name = {(it.klass, it.subject, it.file): it for it in items}
+    results = []
+    for r in report.files:
+        it = by_name.get((r.shelf.klass, r.shelf.subject, r.file))
+        if it is not None and r.status in ("added", "replaced", "unchanged"):
+            ui.keep_upload(it.path, it.klass, it.subject, it.file)
+        results.append({"file": r.file, "klass": r.shelf.klass, "subject": r.shelf.subject, "status": r.status,
+                        "chapter": r.chapter, "pages": r.pages, "pages_used": r.pages_used, "chunks": r.chunks,
+                        "skipped": list(r.skipped), "error": r.error})
+    return results
+
+
+# ------------------------------------------------------------------------------------------------ add chapters
+with tab_add:
+    if ss.get(ui.UPLOAD_RESULTS):
+        st.markdown("**Last upload**")
+        show_reports(ss[ui.UPLOAD_RESULTS])
+        st.divider()
+    st.markdown("Upload one or more chapter PDFs (up to 50 MB each) and say which class and subject shelf each goes "
+                "on. Leave the chapter title empty to use the title printed in the PDF.")
+    files = st.file_uploader("Chapter PDFs", type=["pdf"], accept_multiple_files=True,
+                             key=f"uploader_{ss.get(ui.UPLOAD_ROUND, 0)}")
+    default_class, default_subject = ss.get(ui.KLASS, ""), ss.get(ui.SUBJECT, "")
+    rows = []
+    if files:
+        head = st.columns([3, 1, 2, 3])
+        for col, title in zip(head, ("File", "Class", "Subject", "Chapter title (optional)")):
+            col.markdown(f"**{title}**")
+        for f in files:
+            guess_class, guess_subject = ui.guess_shelf(f.name)
+            c_file, c_class, c_subject, c_chapter = st.columns([3, 1, 2, 3], vertical_alignment="center")
+            c_file.markdown(f":material/picture_as_pdf: {ui.md(f.name)}  \n:gray[{f.size / 1024:,.0f} KB]")
+            klass = c_class.text_input("Class", value=guess_class or default_class, key=f"up_class_{f.file_id}",
+                                       label_visibility="collapsed", placeholder="e.g. 10")
+            subject = c_subject.text_input("Subject", value=guess_subject or default_subject,
+                                           key=f"up_subject_{f.file_id}", label_visibility="collapsed",
+                                           placeholder="e.g. science")
+            chapter = c_chapter.text_input("Chapter title", key=f"up_chapter_{f.file_id}", label_visibility="collapsed",
+                                           placeholder="found in the PDF")
+            rows.append((f, klass, subject, chapter))
+    add = st.button("Add to the library", type="primary", icon=":material/library_add:", disabled=not files,
+                    key="up_add")
+    if add and files:
+        results = None
+        with tempfile.TemporaryDirectory(prefix="tutor-upload-") as tmpdir:
+            results = add_files(rows, Path(tmpdir))
+        if results is not None:
+            ss[ui.UPLOAD_RESULTS] = results
+            ss[ui.UPLOAD_ROUND] = ss.get(ui.UPLOAD_ROUND, 0) + 1
+            st.rerun()
+    st.caption("Good files are also kept under `data/uploads/class-<class>/<subject>/` so that a shelf can be rebuilt "
+               "from them later. While a shelf is being updated, students keep getting answers from the old version.")
+
+# ------------------------------------------------------------------------------------------------ shelves
+with tab_shelves:
+    keys = lib.keys()
+    if not keys:
+        st.info("The library is empty: add chapter PDFs on the first tab.", icon=":material/inbox:")
+        st.stop()
+    manifests = {k: store.manifest(k.klass, k.subject) for k in keys}
+    overview = pd.DataFrame([{
+        "Class": k.klass, "Subject": ui.subject_label(k.subject), "Chapters": len(m.chapters), "Passages": m.n_chunks,
+        "Last built": m.built_at[:16].replace("T", " "), "Embedding model": m.embedding_model,
+    } for k, m in manifests.items() if m is not None])
+    st.dataframe(overview, hide_index=True, width="stretch")
+
+    key = st.selectbox("Manage a shelf", keys, format_func=lambda k: ui.shelf_label(k.klass, k.subject),
+                       key="m_shelf")
+    manifest = manifests[key]
+    kept = ui.kept_pdfs(key.klass, key.subject)
+    chapters = ui.chapters_in_order(manifest)
+    if not chapters:
+        st.warning("This shelf has no chapters left, so students do not see it.", icon=":material/warning:")
+        if st.button("Delete this empty shelf", icon=":material/delete:", key="m_delete_shelf"):
+            store.delete(key.klass, key.subject)
+            ss[ui.MAINT_NOTICE] = ("ok", f"Deleted the empty shelf {ui.shelf_label(key.klass, key.subject)}.")
+            st.rerun()
+        st.stop()
+    st.dataframe(pd.DataFrame([{
+        "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file, "Pages read": f"{c.pages_used} of {c.pages}",
+        "Skipped pages": ", ".join(f"{s['page']} ({s['reason']})" for s in c.pages_skipped) or "–",
+        "Passages": c.chunks, "Added": c.ingested_at[:16].replace("T", " "),
+        "PDF kept": "yes" if c.file in kept else "no",
+    } for c in chapters]), hide_index=True, width="stretch")
+
+    left, right = st.columns(2, gap="large")
+    with left, st.container(border=True):
+        st.markdown("**Remove a chapter**")
+        gone = st.selectbox("Chapter", [c.file for c in chapters], key="m_remove_file",
+                            format_func=lambda f: f"{manifest.chapters[f].chapter} ({f})")
+        sure = st.checkbox("Yes, take this chapter off the shelf", key="m_remove_sure")
+        if st.button("Remove chapter", icon=":material/delete:", disabled=not sure, key="m_remove"):
+            try:
+                n = remove_chapter(store, key.klass, key.subject, gone)
+                if gone in kept:
+                    kept[gone].unlink(missing_ok=True)
+                ss[ui.MAINT_NOTICE] = ("ok", f"Removed {manifest.chapters[gone].chapter} ({n} passages) from "
+                                             f"{ui.shelf_label(key.klass, key.subject)}.")
+            except TutorError as e:
+                ss[ui.MAINT_NOTICE] = ("error", str(e))
+            ss.pop("m_remove_sure", None)
+            st.rerun()
+    with right, st.container(border=True):
+        st.markdown("**Rebuild the shelf**")
+        missing = [c.chapter for c in chapters if c.file not in kept]
+        st.caption("Reads every chapter again from its kept PDF and builds a fresh version of the shelf. "
+                   + (f"{len(missing)} chapter(s) have no kept PDF (added from the command line) and are carried over "
+                      "as they are." if missing else "Every chapter has its PDF kept."))
+        if st.button("Rebuild shelf", icon=":material/autorenew:", key="m_rebuild"):
+            with st.status("Rebuilding the shelf…", expanded=True) as status:
+                bar = st.progress(0.0, text="Starting…")
+                try:
+                    res = ui.rebuild_shelf(store, embedder, key.klass, key.subject,
+                                           progress=lambda p: bar.progress(ui.progress_fraction(p),
+                                                                           text=ui.progress_text(p)))
+                    msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "
+                           f"{len(res.carried)} carried over, {res.chunks} passages.")
+                    if res.refused:
+                        msg += f" Refused on re-reading: {', '.join(res.refused)} (carried over unchanged)."
+                    ss[ui.MAINT_NOTICE] = ("ok", msg)
+                except TutorError as e:
+                    ss[ui.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
+            st.rerun()

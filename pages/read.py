@@ -1,0 +1,96 @@
+"""Students' Read page: a chapter page by page; select a passage with the mouse and ask about just that passage.
+
+The selection comes back from a custom component (components v2); pasting the passage is the fallback.
+"""
+import streamlit as st
+
+import ui_common as ui
+from tutor.pipeline import Passage
+
+st.set_page_config(layout="wide")
+ui.page_header("Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "
+               "ask about it: the answer will come only from the passage you selected.")
+
+tutor = ui.tutor_or_stop()
+shelves = ui.student_shelves(tutor.library)
+if not shelves:
+    ui.empty_library_note()
+    st.stop()
+
+ss = st.session_state
+c_class, c_subject, c_chapter = st.columns([1, 1, 2])
+shelf = ui.shelf_picker(shelves, cols=(c_class, c_subject))
+book = tutor.library.shelf(shelf.klass, shelf.subject)
+chapters = ui.chapters_in_order(book.manifest)
+files = [c.file for c in chapters]
+titles = {c.file: (f"Chapter {c.chapter_number}: {c.chapter}" if c.chapter_number else c.chapter) for c in chapters}
+
+if ss.get(ui.READER_CHAPTER) not in files:
+    ss[ui.READER_CHAPTER] = files[0]
+ss["_pick_chapter"] = ss[ui.READER_CHAPTER]
+c_chapter.selectbox("Chapter", files, key="_pick_chapter", format_func=titles.get,
+                    on_change=ui.copy_state, args=("_pick_chapter", ui.READER_CHAPTER))
+entry = book.manifest.chapters[ss[ui.READER_CHAPTER]]
+pages = ui.chapter_pages(book.chunks, entry.file)
+page_numbers = list(pages) or [1]
+if ss.get(ui.READER_PAGE) not in page_numbers:
+    ss[ui.READER_PAGE] = page_numbers[0]
+
+
+def _turn_page(step: int) -> None:
+    i = page_numbers.index(ss[ui.READER_PAGE]) + step
+    ss[ui.READER_PAGE] = page_numbers[max(0, min(i, len(page_numbers) - 1))]
+
+
+text_col, ask_col = st.columns([3, 2], gap="large")
+
+with text_col:
+    page = ss[ui.READER_PAGE]
+    at = page_numbers.index(page)
+    nav_prev, nav_mid, nav_next = st.columns([1, 2, 1], vertical_alignment="center")
+    nav_prev.button("Previous page", icon=":material/chevron_left:", on_click=_turn_page, args=(-1,),
+                    disabled=at == 0, width="stretch")
+    nav_mid.markdown(f"<div style='text-align:center'>Page <b>{page}</b> of {entry.pages}</div>",
+                     unsafe_allow_html=True)
+    nav_next.button("Next page", icon=":material/chevron_right:", icon_position="right", on_click=_turn_page,
+                    args=(1,), disabled=at == len(page_numbers) - 1, width="stretch")
+    selection = ss.get(ui.READER_SELECTION)
+    here = selection if selection and selection.get("file") == entry.file and selection.get("page") == page else None
+    picked = ui.reader_view(pages.get(page, []), page=page, chapter=titles[entry.file], label=f"Page {page}",
+                            highlight=here["text"] if here else "", key="reader_page_view")
+    if picked and (not here or picked != here["text"]):
+        ss[ui.READER_SELECTION] = {"text": picked, "chapter": entry.chapter, "file": entry.file, "page": page,
+                                   "klass": shelf.klass, "subject": shelf.subject}
+        st.rerun()  # draw the page again with the passage marked
+    with st.expander("Can't select with the mouse? Paste the passage instead", icon=":material/content_paste:"):
+        pasted = st.text_area("Passage from this page", key="reader_paste", height=120,
+                              placeholder="Paste or type the sentences you want to ask about")
+        if st.button("Use this passage", key="reader_use_paste", disabled=not pasted.strip()):
+            ss[ui.READER_SELECTION] = {"text": " ".join(pasted.split()), "chapter": entry.chapter, "file": entry.file,
+                                       "page": page, "klass": shelf.klass, "subject": shelf.subject}
+            st.rerun()
+
+with ask_col:
+    st.subheader("Ask about a passage", anchor=False)
+    selection = ss.get(ui.READER_SELECTION)
+    if selection:
+        with st.container(border=True):
+            st.caption(f"Selected from *{ui.md(selection['chapter'])}*, page {selection['page']}")
+            st.markdown(f"> {ui.md(ui.clip(selection['text'], 700))}")
+            if st.button("Clear selection", icon=":material/close:", key="reader_clear", type="tertiary"):
+                ss.pop(ui.READER_SELECTION, None)
+                st.rerun()
+    else:
+        st.info("Select a sentence or a paragraph on the page with your mouse. Your question will then be answered "
+                "only from that passage.", icon=":material/touch_app:")
+    question = st.chat_input("Ask about the selected passage…" if selection else "Select a passage first",
+                             disabled=not selection, key="reader_question")
+    turns = ui.history(ui.READER_HISTORY)
+    if question and selection:
+        passage = Passage(selection["text"], chapter=selection["chapter"], file=selection["file"],
+                          page=int(selection["page"]))
+        where = ui.ShelfKey(selection.get("klass", shelf.klass), selection.get("subject", shelf.subject))
+        answer = ui.ask(tutor, question, where, selected=passage)
+        turns.append({"question": question, "answer": answer, "passage": dict(selection)})
+    for i in reversed(range(len(turns))):
+        ui.render_turn(turns[i], key=f"read_{i}")

@@ -1,0 +1,161 @@
+"""Teachers' page (password): every question in the audit log, filterable, with charts, coverage gaps and CSV.
+
+A question's detail is drawn by the same function as the student's reply, so teachers see what the student saw.
+"""
+from datetime import date
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import ui_common as ui
+from tutor.result import REASONS
+
+st.set_page_config(layout="wide")
+ui.page_header("Teachers", "What students asked, what the tutor answered or refused and why, and where the "
+               "textbooks fall short.")
+ui.password_gate("teacher_password", ui.AUTH_TEACHER, "teachers'")
+
+log = ui.audit_log()
+raw = log.frame()
+if raw.empty:
+    st.info("No questions have been asked yet. Questions appear here as soon as students use the Ask or Read pages.",
+            icon=":material/inbox:")
+    st.stop()
+df = ui.prepare_audit(raw)
+
+# ------------------------------------------------------------------------------------------------ filters
+with st.container(border=True):
+    st.markdown("**Filter questions**")
+    first, last = df["time"].min().date(), df["time"].max().date()
+    f1, f2, f3, f4 = st.columns([2, 1, 2, 1])
+    picked = f1.date_input("Date range", value=(first, last), min_value=first, max_value=max(last, date.today()),
+                           key="t_dates", format="DD/MM/YYYY")
+    classes = f2.multiselect("Class", sorted(df["class"].unique(), key=ui.class_sort_key), key="t_classes",
+                             format_func=lambda k: f"Class {k}", placeholder="All")
+    subjects = f3.multiselect("Subject", sorted(df["subject"].unique()), key="t_subjects",
+                              format_func=ui.subject_label, placeholder="All")
+    decision = f4.selectbox("Decision", ["All", "Answered", "Refused"], key="t_decision")
+    g1, g2 = st.columns([2, 3])
+    reasons = g1.multiselect("Reason", sorted(df["reason"].unique()), key="t_reasons", format_func=ui.reason_label,
+                             placeholder="All")
+    text = g2.text_input("Search the questions and answers", key="t_text", placeholder="e.g. photosynthesis")
+
+start, end = (picked + (None, None))[:2] if isinstance(picked, tuple) else (picked, picked)
+rows = ui.filter_audit(df, start=start, end=end or start, classes=classes, subjects=subjects, decision=decision,
+                       reasons=reasons, text=text)
+
+n, refused = len(rows), int((rows["decision"] == "refused").sum())
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Questions", n, border=True)
+m2.metric("Answered", n - refused, border=True)
+m3.metric("Refused", refused, border=True)
+m4.metric("Refusal rate", f"{refused / n:.0%}" if n else "–", border=True)
+
+tab_questions, tab_trends, tab_gaps = st.tabs([":material/list: Questions", ":material/monitoring: Trends",
+                                               ":material/travel_explore: Coverage gaps"])
+
+# ------------------------------------------------------------------------------------------------ questions
+with tab_questions:
+    if rows.empty:
+        st.info("No questions match these filters.", icon=":material/filter_alt_off:")
+    else:
+        table = rows.assign(
+            Subject=rows["subject"].map(ui.subject_label),
+            Decision=rows["decision"].str.capitalize(),
+            Reason=rows["reason"].map(ui.reason_label),
+            Mode=rows["mode"].map(ui.MODE_LABELS).fillna(rows["mode"]),
+        )[["id", "time", "class", "Subject", "question", "Decision", "Reason", "confidence", "nearest_chapter", "Mode"]]
+        st.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config={
+            "id": st.column_config.NumberColumn("#", width="small"),
+            "time": st.column_config.DatetimeColumn("Asked", format="DD/MM/YYYY HH:mm"),
+            "class": st.column_config.TextColumn("Class", width="small"),
+            "question": st.column_config.TextColumn("Question", width="large"),
+            "confidence": st.column_config.ProgressColumn("Confidence", min_value=0.0, max_value=1.0, format="%.2f"),
+            "nearest_chapter": st.column_config.TextColumn("Nearest chapter"),
+        })
+        st.download_button(f"Download these {n} rows as CSV", ui.audit_csv(rows), key="t_csv",
+                           file_name=f"tutor-questions-{date.today():%Y-%m-%d}.csv", mime="text/csv",
+                           icon=":material/download:")
+
+        st.subheader("Question detail", anchor=False)
+        labels = {int(r.id): f"#{r.id} · {r.time:%d/%m %H:%M} · {ui.clip(r.question, 90)}" for r in rows.itertuples()}
+        chosen = st.selectbox("Open a question", list(labels), format_func=labels.get, key="t_detail")
+        detail = log.detail(int(chosen)) if chosen is not None else None
+        if detail is None:
+            st.warning("That question is no longer in the log.")
+        else:
+            ans = ui.answer_from_dict(detail)
+            with st.container(border=True):
+                st.markdown(f"**Question:** {ui.md(ans.question)}")
+                st.caption(f"{ui.shelf_label(ans.klass, ans.subject)} · {ui.MODE_LABELS.get(ans.mode, ans.mode)} · "
+                           f"asked {labels[int(chosen)].split(' · ')[1]}")
+                if detail.get("selected_text"):
+                    st.markdown("**Passage the student selected:**\n\n> " + ui.md(ui.clip(detail["selected_text"], 900)))
+                st.markdown("**What the student saw:**")
+                ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True)
+
+# ------------------------------------------------------------------------------------------------ trends
+with tab_trends:
+    if rows.empty:
+        st.info("No questions match these filters.", icon=":material/filter_alt_off:")
+    else:
+        span_days = (rows["time"].max() - rows["time"].min()).days
+        freq, unit = ("h", "hour") if span_days < 2 else ("D", "day")
+        per = (rows.assign(period=rows["time"].dt.floor(freq), refused=rows["decision"] == "refused")
+               .groupby("period").agg(questions=("id", "count"), refused=("refused", "sum")).reset_index())
+        per["rate"] = per["refused"] / per["questions"]
+        st.markdown(f"**Refusal rate per {unit}**")
+        line = alt.Chart(per).mark_line(point=True).encode(
+            x=alt.X("period:T", title=None),
+            y=alt.Y("rate:Q", title="Refused", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+            tooltip=[alt.Tooltip("period:T", title=unit.capitalize()), alt.Tooltip("questions:Q", title="Questions"),
+                     alt.Tooltip("refused:Q", title="Refused"), alt.Tooltip("rate:Q", title="Rate", format=".0%")],
+        ).properties(height=260)
+        st.altair_chart(line, width="stretch")
+
+        ref = rows[rows["decision"] == "refused"]
+        c1, c2 = st.columns(2)
+        with c1:
+            st.markdown("**Refusals by reason**")
+            if ref.empty:
+                st.caption("No refusals in this selection.")
+            else:
+                by_reason = ref.groupby("reason").size().reset_index(name="refused")
+                by_reason["label"] = by_reason["reason"].map(ui.reason_label)
+                by_reason["meaning"] = by_reason["reason"].map(REASONS).fillna("")
+                st.altair_chart(alt.Chart(by_reason).mark_bar().encode(
+                    x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
+                    y=alt.Y("label:N", sort="-x", title=None),
+                    tooltip=[alt.Tooltip("label:N", title="Reason"), alt.Tooltip("meaning:N", title="Meaning"),
+                             alt.Tooltip("refused:Q", title="Refused")],
+                ).properties(height=max(120, 34 * len(by_reason))), width="stretch")
+        with c2:
+            st.markdown("**Refusals by subject and chapter**")
+            if ref.empty:
+                st.caption("No refusals in this selection.")
+            else:
+                by_ch = (ref.assign(chapter=ref["nearest_chapter"].replace("", "(no nearby chapter)"),
+                                    subject_name=ref["subject"].map(ui.subject_label))
+                         .groupby(["subject_name", "chapter"]).size().reset_index(name="refused"))
+                st.altair_chart(alt.Chart(by_ch).mark_bar().encode(
+                    x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
+                    y=alt.Y("chapter:N", sort="-x", title=None),
+                    color=alt.Color("subject_name:N", title="Subject", legend=alt.Legend(orient="bottom")),
+                    tooltip=[alt.Tooltip("subject_name:N", title="Subject"), alt.Tooltip("chapter:N", title="Chapter"),
+                             alt.Tooltip("refused:Q", title="Refused")],
+                ).properties(height=max(120, 34 * len(by_ch))), width="stretch")
+
+# ------------------------------------------------------------------------------------------------ coverage gaps
+with tab_gaps:
+    st.caption("Refused questions grouped by the chapter and section closest to them: the places where students "
+               "ask more than the textbook answers. Empty questions and errors are left out.")
+    gaps = ui.coverage_gaps(rows)
+    if gaps.empty:
+        st.info("No refused questions in this selection.", icon=":material/task_alt:")
+    else:
+        st.dataframe(gaps, hide_index=True, width="stretch", column_config={
+            "Refused": st.column_config.NumberColumn(width="small"),
+            "Example questions": st.column_config.TextColumn(width="large"),
+            "Last asked": st.column_config.DatetimeColumn(format="DD/MM/YYYY HH:mm"),
+        })

@@ -1,0 +1,171 @@
+"""The audit log: numbered migrations recorded in user_version and never re-run, WAL mode, one row per question,
+the full result round-tripping through detail(), the teachers' frame and time filters."""
+from __future__ import annotations
+
+import json
+import sqlite3
+from types import SimpleNamespace
+
+import pytest
+
+try:
+    from helpers_safety import source
+except ImportError:  # tests/ imported as a package
+    from tests.helpers_safety import source
+
+import tutor.audit as audit_mod
+from tutor.audit import MIGRATIONS, AuditLog
+from tutor.result import REFUSAL_SENTENCE, AnswerSentence, Check, Suggestion, TutorAnswer
+
+
+def answered(question="What is refraction?", **kw) -> TutorAnswer:
+    src = source(1, "Refraction is the bending of light.", page=3, score=0.71)
+    return TutorAnswer(
+        question=question, klass="10", subject="science", mode="library",
+        answer="Refraction is the bending of light. [1]", was_refusal=False, reason="answered",
+        message="The answer is taken from your textbook.", confidence=0.8,
+        sentences=(AnswerSentence("Refraction is the bending of light.", (1,), 3),), sources=(src,),
+        checks=(Check("confidence", "gate", True, 0.71, 0.5, "best score", "low_confidence"),),
+        timings_ms={"embed": 1.5, "gate": 0.5}, measures={"best": 0.71}, **kw,
+    )
+
+
+def refused(question="Who won the 2011 cricket world cup?", **kw) -> TutorAnswer:
+    return TutorAnswer(
+        question=question, klass="10", subject="science", mode="library", answer=REFUSAL_SENTENCE,
+        was_refusal=True, reason="low_confidence", message="Your textbook does not seem to talk about this.",
+        confidence=0.2, checks=(Check("confidence", "gate", False, 0.2, 0.5, "best score", "low_confidence"),
+                                Check("term_coverage", "gate", False, 0.0, 0.3, "", "low_confidence")),
+        near_misses=(source(1, "A plane mirror forms an image.", chapter="Light", score=0.33),),
+        suggestions=(Suggestion("Light", "10.3 Mirrors", 7, 0.33),), timings_ms={"gate": 2.0}, **kw,
+    )
+
+
+def user_version(path) -> int:
+    con = sqlite3.connect(path)
+    try:
+        return con.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        con.close()
+
+
+# ---------------------------------------------------------------- schema
+
+
+def test_migrations_are_a_numbered_list_of_sql():
+    assert isinstance(MIGRATIONS, list) and len(MIGRATIONS) >= 2
+    assert all(isinstance(m, str) and m.strip() for m in MIGRATIONS)
+
+
+def test_a_new_database_is_at_the_last_migration(tmp_path):
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    assert log.schema_version == len(MIGRATIONS)
+    assert user_version(tmp_path / "audit.sqlite3") == len(MIGRATIONS)
+
+
+def test_reopening_does_not_rerun_migrations_and_keeps_rows(tmp_path):
+    path = tmp_path / "audit.sqlite3"
+    AuditLog(path).log(answered())
+    again = AuditLog(path)  # CREATE TABLE run twice would raise
+    assert again.schema_version == len(MIGRATIONS)
+    assert again.count() == 1
+
+
+def test_an_appended_migration_runs_once_on_an_old_database(tmp_path, monkeypatch):
+    path = tmp_path / "audit.sqlite3"
+    AuditLog(path).log(answered())
+    monkeypatch.setattr(audit_mod, "MIGRATIONS", MIGRATIONS + ["ALTER TABLE questions ADD COLUMN teacher_note TEXT;"])
+    log = AuditLog(path)
+    assert log.schema_version == len(MIGRATIONS) + 1
+    AuditLog(path)  # a second ALTER TABLE ... ADD COLUMN would raise "duplicate column"
+    con = sqlite3.connect(path)
+    cols = [r[1] for r in con.execute("PRAGMA table_info(questions)")]
+    con.close()
+    assert cols.count("teacher_note") == 1 and "selected_text" in cols
+    assert log.count() == 1
+
+
+def test_wal_mode_is_on(tmp_path):
+    path = tmp_path / "audit.sqlite3"
+    AuditLog(path)
+    con = sqlite3.connect(path)
+    try:
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"  # persistent: a fresh connection sees it
+    finally:
+        con.close()
+
+
+def test_parent_folder_is_created(tmp_path):
+    log = AuditLog(tmp_path / "deep" / "er" / "audit.sqlite3")
+    assert log.count() == 0
+
+
+# ---------------------------------------------------------------- rows
+
+
+def test_log_returns_increasing_ids_and_counts_rows(tmp_path):
+    log = AuditLog(tmp_path / "a.db")
+    ids = [log.log(answered()), log.log(refused()), log.log(answered("What is a lens?"))]
+    assert ids == sorted(ids) and len(set(ids)) == 3
+    assert log.count() == 3
+
+
+def test_row_columns_summarise_the_result(tmp_path):
+    log = AuditLog(tmp_path / "a.db")
+    log.log(answered())
+    log.log(refused(llm_called=False))
+    newest, oldest = log.rows()
+    assert (oldest["decision"], oldest["reason"], oldest["best_score"]) == ("answered", "answered", 0.71)
+    assert oldest["total_ms"] == pytest.approx(2.0)
+    assert (newest["decision"], newest["reason"]) == ("refused", "low_confidence")
+    assert newest["failed_checks"] == "confidence,term_coverage"
+    assert newest["nearest_chapter"] == "Light" and newest["best_score"] == 0.33
+    assert newest["llm_called"] == 0 and newest["class"] == "10"
+
+
+def test_detail_round_trips_the_result_json(tmp_path):
+    log = AuditLog(tmp_path / "a.db")
+    for ans, selected in ((answered(), None), (refused(error="RuntimeError: boom"), "A passage the student chose.")):
+        row_id = log.log(ans, selected_text=selected)
+        d = log.detail(row_id)
+        assert d.pop("selected_text") == selected
+        assert d == json.loads(json.dumps(ans.to_dict()))
+        assert d["class"] == "10" and "klass" not in d
+    assert log.detail(10_000) is None
+
+
+def test_frame_has_the_columns_and_a_time_column(tmp_path):
+    log = AuditLog(tmp_path / "a.db")
+    empty = log.frame()
+    expected = {"id", "ts", "question", "class", "subject", "mode", "decision", "reason", "message", "confidence",
+                "answer", "answerer", "llm_called", "decided_by", "best_score", "nearest_chapter", "nearest_section",
+                "failed_checks", "total_ms", "error", "time"}
+    assert set(empty.columns) == expected and len(empty) == 0
+    log.log(answered())
+    log.log(refused())
+    df = log.frame()
+    assert set(df.columns) == expected and len(df) == 2
+    assert str(df["time"].dtype).startswith("datetime64")
+    assert list(df["decision"]) == ["refused", "answered"]  # newest first
+
+
+def test_rows_filter_by_time(tmp_path, monkeypatch):
+    clock = iter([1000.0, 2000.0, 3000.0])
+    monkeypatch.setattr(audit_mod, "time", SimpleNamespace(time=lambda: next(clock)))
+    log = AuditLog(tmp_path / "a.db")
+    for q in ("first?", "second?", "third?"):
+        log.log(answered(q))
+    q_of = lambda rows: [r["question"] for r in rows]  # noqa: E731
+    assert q_of(log.rows()) == ["third?", "second?", "first?"]
+    assert q_of(log.rows(since=2000.0)) == ["third?", "second?"]
+    assert q_of(log.rows(until=2000.0)) == ["first?"]
+    assert q_of(log.rows(since=1500.0, until=3000.0)) == ["second?"]
+    assert q_of(log.rows(limit=1)) == ["third?"]
+    assert len(log.frame(since=2500.0)) == 1
+
+
+def test_two_logs_on_one_file_see_each_others_rows(tmp_path):
+    a, b = AuditLog(tmp_path / "a.db"), AuditLog(tmp_path / "a.db")
+    a.log(answered())
+    b.log(refused())
+    assert a.count() == b.count() == 2

@@ -1,0 +1,341 @@
+"""The confidence gate on hits built by hand: each check on both sides of its threshold, the evidence bands, drops
+with reasons, the wrong-shelf hint, the reranked tier and the confidence scale.
+
+Scores are cosine similarities (higher is closer) written into each Hit, so each threshold is crossed on purpose.
+"""
+from __future__ import annotations
+
+import pytest
+
+try:
+    from helpers_safety import LIGHT, check, chunk, hits, policy
+except ImportError:  # tests/ imported as a package
+    from tests.helpers_safety import LIGHT, check, chunk, hits, policy
+
+from tutor.gate import decide
+from tutor.shelf import ShelfKey
+from tutor.text import TermStats
+
+PRISM = "A glass prism splits white light into a spectrum of colours."
+STATS = TermStats([c.text for c in LIGHT] + [PRISM])  # "prism" is known to the shelf but not in LIGHT[0]
+Q = "What is refraction of light?"
+REFRACTION, LENSES, MIRRORS, EXERCISE = LIGHT
+
+
+def ids(hs) -> list[str]:
+    return [h.chunk.chunk_id for h in hs]
+
+
+def failed(decision) -> list[str]:
+    return [c.name for c in decision.checks if not c.passed]
+
+
+def test_a_well_supported_question_passes_every_check():
+    d = decide(Q, hits((REFRACTION, 0.6)), policy(), STATS)
+    assert d.passed and d.reason == "answered" and failed(d) == []
+    assert ids(d.evidence) == ["light:0000"]
+    assert d.tier == "retrieval" and 0.5 <= d.confidence <= 1.0
+    assert {c.stage for c in d.checks} == {"gate"}
+
+
+# ---------------------------------------------------------------- context
+
+
+@pytest.mark.parametrize("extra, passes", [(0, True), (1, False)])
+def test_context_needs_min_context_chars_of_evidence(extra, passes):
+    need = len(REFRACTION.text) + extra
+    d = decide(Q, hits((REFRACTION, 0.6)), policy(min_context_chars=need), STATS)
+    c = check(d.checks, "context")
+    assert (c.passed, c.value, c.threshold) == (passes, float(len(REFRACTION.text)), float(need))
+    assert d.passed is passes
+    assert d.reason == ("answered" if passes else "insufficient_context")
+
+
+def test_no_hits_at_all_is_insufficient_context():
+    d = decide(Q, [], policy(), STATS)
+    assert not d.passed and d.reason == "insufficient_context"
+    assert d.evidence == () and d.candidates == ()
+
+
+# ---------------------------------------------------------------- off-topic and confidence
+
+
+@pytest.mark.parametrize("score, passes", [(0.31, True), (0.29, False)])
+def test_off_topic_on_both_sides_of_offtopic_max_score(score, passes):
+    d = decide(Q, hits((REFRACTION, score)), policy(offtopic_max_score=0.3, min_confidence=0.0,
+                                                    min_mean_confidence=0.0), STATS)
+    c = check(d.checks, "off_topic")
+    assert (c.passed, c.value, c.threshold) == (passes, score, 0.3)
+    assert d.reason == ("answered" if passes else "off_topic")
+
+
+@pytest.mark.parametrize("score, passes", [(0.51, True), (0.49, False)])
+def test_confidence_on_both_sides_of_min_confidence(score, passes):
+    # every question term is on the shelf, so no penalty: the adjusted score is the best score
+    d = decide(Q, hits((REFRACTION, score)), policy(min_confidence=0.5, min_mean_confidence=0.0), STATS)
+    c = check(d.checks, "confidence")
+    assert d.values["unknown"] == 0.0
+    assert (c.passed, c.value) == (passes, score)
+    assert d.reason == ("answered" if passes else "low_confidence")
+
+
+def test_unknown_term_penalty_lowers_the_confidence_below_the_threshold():
+    q = "What is refraction of zorblax?"  # "zorblax" is on no page of the shelf
+    idf_r, idf_z = STATS.idf("refraction"), STATS.idf("zorblax")
+    unknown = idf_z / (idf_r + idf_z)
+    pol = policy(min_confidence=0.5, min_mean_confidence=0.0, min_term_coverage=0.0, min_sentence_coverage=0.0)
+
+    with_penalty = decide(q, hits((REFRACTION, 0.6)), pol.with_values(unknown_term_penalty=0.3), STATS)
+    c = check(with_penalty.checks, "confidence")
+    assert with_penalty.values["unknown"] == pytest.approx(unknown)
+    assert c.value == pytest.approx(0.6 - 0.3 * unknown, abs=1e-4)
+    assert not c.passed and with_penalty.reason == "low_confidence"
+
+    without = decide(q, hits((REFRACTION, 0.6)), pol.with_values(unknown_term_penalty=0.0), STATS)
+    assert check(without.checks, "confidence").passed and without.passed
+
+
+@pytest.mark.parametrize("threshold, passes", [(0.57, True), (0.58, False)])
+def test_mean_confidence_on_both_sides(threshold, passes):
+    # both chunks are within evidence_drop of the best: mean (0.6 + 0.55) / 2 = 0.575
+    d = decide(Q, hits((REFRACTION, 0.6), (LENSES, 0.55)),
+               policy(min_mean_confidence=threshold, evidence_drop=0.1), STATS)
+    c = check(d.checks, "mean_confidence")
+    assert ids(d.evidence) == ["light:0000", "light:0001"]
+    assert c.value == pytest.approx(0.575) and c.passed is passes
+    assert d.reason == ("answered" if passes else "low_confidence")
+
+
+# ---------------------------------------------------------------- term coverage and answerability
+
+
+def test_term_coverage_on_both_sides():
+    q = "What is refraction of light in a prism?"  # "prism" is known to the shelf but not in the evidence
+    w = {t: STATS.idf(t) for t in ("refraction", "light", "prism")}
+    expected = (w["refraction"] + w["light"]) / sum(w.values())
+    assert 0.3 < expected < 0.9
+    for threshold, passes in ((expected - 0.01, True), (expected + 0.01, False)):
+        d = decide(q, hits((REFRACTION, 0.6)), policy(min_term_coverage=threshold, min_sentence_coverage=0.0), STATS)
+        c = check(d.checks, "term_coverage")
+        assert d.values["unknown"] == 0.0
+        assert c.value == pytest.approx(expected, abs=1e-4) and c.passed is passes
+        assert failed(d) == ([] if passes else ["term_coverage"])
+        assert d.reason == ("answered" if passes else "low_confidence")
+
+
+def test_answerability_needs_one_sentence_to_cover_the_question_not_just_the_chunk():
+    # the chunk holds both terms, but in sentences too far apart for any one sentence (and its neighbours) to cover both
+    scattered = chunk("light:0009", "Refraction changes the direction of a ray at a boundary. "
+                      "Glass and water are transparent media for rays. "
+                      "A ray meets a surface at an angle called incidence. "
+                      "Light travels fastest through a vacuum.", section="10.4 Scattered")
+    stats = TermStats([c.text for c in LIGHT] + [scattered.text])
+    w_r, w_l = stats.idf("refraction"), stats.idf("light")
+    best_sentence = max(w_r, w_l) / (w_r + w_l)
+    for threshold, passes in ((best_sentence - 0.01, True), (best_sentence + 0.01, False)):
+        d = decide(Q, hits((scattered, 0.6)), policy(min_term_coverage=0.5, min_sentence_coverage=threshold), stats)
+        assert check(d.checks, "term_coverage").value == 1.0
+        c = check(d.checks, "answerability")
+        assert c.value == pytest.approx(best_sentence, abs=1e-4) and c.passed is passes
+        assert d.reason == ("answered" if passes else "not_answerable")
+
+
+BOIL = chunk("heat:0000", "Water boils at 100 degrees Celsius at sea level. Ice melts at zero degrees Celsius.",
+             chapter="Heat", section="4.1 Boiling", file="heat.pdf")
+BOIL_STATS = TermStats([c.text for c in LIGHT] + [BOIL.text])
+
+
+@pytest.mark.parametrize("question, passes", [("Does water boil at 100 degrees Celsius?", True),
+                                              ("Does water boil at 90 degrees Celsius?", False)])
+def test_numbers_in_the_question_must_appear_beside_the_answer(question, passes):
+    d = decide(question, hits((BOIL, 0.8)), policy(require_question_numbers=True), BOIL_STATS)
+    c = check(d.checks, "question_numbers")
+    assert c.passed is passes
+    assert failed(d) == ([] if passes else ["question_numbers"])
+    assert d.reason == ("answered" if passes else "not_answerable")
+
+
+def test_question_numbers_check_is_off_when_the_policy_says_so():
+    d = decide("Does water boil at 90 degrees Celsius?", hits((BOIL, 0.8)),
+               policy(require_question_numbers=False), BOIL_STATS)
+    assert "question_numbers" not in [c.name for c in d.checks]
+    assert d.passed
+
+
+# ---------------------------------------------------------------- clear winner
+
+
+def test_clear_winner_is_not_checked_unless_switched_on():
+    d = decide(Q, hits((REFRACTION, 0.6), (LENSES, 0.59)), policy(require_clear_winner=False), STATS)
+    assert "clear_winner" not in [c.name for c in d.checks] and d.passed
+
+
+@pytest.mark.parametrize("second, passes", [(0.58, False), (0.45, True)])
+def test_clear_winner_on_both_sides_of_min_top_ratio(second, passes):
+    d = decide(Q, hits((REFRACTION, 0.6), (LENSES, second)), policy(require_clear_winner=True, min_top_ratio=1.2),
+               STATS)
+    c = check(d.checks, "clear_winner")
+    assert c.value == pytest.approx(0.6 / second, abs=1e-4) and c.passed is passes
+    assert d.reason == ("answered" if passes else "no_clear_winner")
+
+
+def test_clear_winner_compares_against_the_next_different_section():
+    same_section = chunk("light:0005", "Light bends towards the normal when it enters a denser medium such as glass.",
+                         section=REFRACTION.section)
+    d = decide(Q, hits((REFRACTION, 0.6), (same_section, 0.59), (LENSES, 0.45)),
+               policy(require_clear_winner=True, min_top_ratio=1.2), STATS)
+    assert check(d.checks, "clear_winner").value == pytest.approx(0.6 / 0.45, abs=1e-4)
+    assert d.passed
+
+
+# ---------------------------------------------------------------- exercises never become evidence
+
+
+@pytest.mark.parametrize("kind", ["exercise", "question_box"])
+def test_exercise_and_question_box_chunks_are_dropped_even_when_they_score_highest(kind):
+    asking = chunk("light:0008", "What is refraction of light? Explain the refraction of light in water.",
+                   kind=kind, section="Questions")
+    d = decide(Q, hits((asking, 0.95), (REFRACTION, 0.6)), policy(), STATS)
+    assert ids(d.evidence) == ["light:0000"]
+    assert "light:0008" not in ids(d.near_misses)
+    dropped = {h.chunk.chunk_id: why for h, why in d.dropped}
+    assert "restates questions" in dropped["light:0008"] and kind.replace("_", " ") in dropped["light:0008"]
+    assert d.values["best"] == 0.6  # the exercise's 0.95 counts for nothing
+    assert all(c.hit.chunk.chunk_id == "light:0000" for c in d.candidates)
+
+
+def test_only_exercises_retrieved_means_no_evidence_and_a_refusal():
+    d = decide(Q, hits((EXERCISE, 0.9)), policy(), STATS)
+    assert not d.passed and d.evidence == ()
+    assert d.reason == "insufficient_context"
+    assert ids(h for h, _ in d.dropped) == ["light:0003"]
+
+
+# ---------------------------------------------------------------- evidence, near-miss and ignored bands
+
+
+def test_evidence_near_miss_and_ignored_bands():
+    far = chunk("light:0006", "Light from the sun reaches the earth in about eight minutes.", section="10.5 Sun")
+    d = decide(Q, hits((REFRACTION, 0.8), (LENSES, 0.71), (MIRRORS, 0.65), (far, 0.59)),
+               policy(evidence_drop=0.1, near_miss_margin=0.1), STATS)
+    # band: >= 0.7 evidence; >= 0.6 near miss; below, ignored
+    assert ids(d.evidence) == ["light:0000", "light:0001"]
+    assert ids(d.near_misses) == ["light:0002"]
+    dropped = {h.chunk.chunk_id: why for h, why in d.dropped}
+    assert dropped == {"light:0002": "near miss: logged, not used",
+                       "light:0006": "scored below the evidence and near-miss bands"}
+
+
+def test_just_below_the_evidence_band_is_a_near_miss():
+    d = decide(Q, hits((REFRACTION, 0.8), (LENSES, 0.69)), policy(evidence_drop=0.1, near_miss_margin=0.1), STATS)
+    assert ids(d.evidence) == ["light:0000"] and ids(d.near_misses) == ["light:0001"]
+
+
+def test_evidence_is_capped_at_max_evidence_and_the_rest_are_near_misses():
+    d = decide(Q, hits((REFRACTION, 0.8), (LENSES, 0.79), (MIRRORS, 0.78)), policy(max_evidence=2), STATS)
+    assert ids(d.evidence) == ["light:0000", "light:0001"]
+    assert ids(d.near_misses) == ["light:0002"]
+
+
+def test_every_hit_is_either_evidence_or_dropped_with_a_reason():
+    hs = hits((EXERCISE, 0.9), (REFRACTION, 0.8), (LENSES, 0.75), (MIRRORS, 0.2))
+    d = decide(Q, hs, policy(), STATS)
+    dropped_ids = ids(h for h, _ in d.dropped)
+    assert sorted(ids(d.evidence) + dropped_ids) == sorted(ids(hs))
+    assert all(why for _, why in d.dropped)
+
+
+# ---------------------------------------------------------------- wrong subject
+
+
+SOCIAL = ShelfKey("10", "social-science")
+
+
+def test_wrong_subject_names_the_shelf_that_scores_far_better():
+    d = decide(Q, hits((REFRACTION, 0.35)), policy(min_confidence=0.5, wrong_shelf_margin=0.1), STATS,
+               other_shelves=[(SOCIAL, 0.8)])
+    assert not d.passed
+    assert d.reason == "wrong_subject" and d.other_shelf == SOCIAL
+
+
+@pytest.mark.parametrize("other_score", [
+    0.44,  # within wrong_shelf_margin of this shelf's 0.35
+    0.49,  # far enough above, but itself below min_confidence
+])
+def test_no_wrong_subject_when_the_other_shelf_is_not_far_better_and_confident(other_score):
+    d = decide(Q, hits((REFRACTION, 0.35)), policy(min_confidence=0.5, wrong_shelf_margin=0.1), STATS,
+               other_shelves=[(SOCIAL, other_score)])
+    assert not d.passed and d.reason == "low_confidence" and d.other_shelf is None
+
+
+def test_a_passed_decision_never_names_another_shelf():
+    d = decide(Q, hits((REFRACTION, 0.6)), policy(), STATS, other_shelves=[(SOCIAL, 0.95)])
+    assert d.passed and d.reason == "answered" and d.other_shelf is None
+
+
+# ---------------------------------------------------------------- reranked tier
+
+
+LENS_Q = "What is the power of a lens?"
+
+
+def test_reranker_scores_choose_the_evidence_and_the_tier_says_reranker():
+    hs = hits((REFRACTION, 0.6), (LENSES, 0.55), (MIRRORS, 0.52))
+    plain = decide(LENS_Q, hs, policy(evidence_drop=0.1), STATS)
+    assert ids(plain.evidence) == ["light:0000", "light:0001", "light:0002"]  # retrieval alone keeps all three
+
+    rr = {"light:0001": 3.0, "light:0000": 1.0, "light:0002": 0.5}
+    d = decide(LENS_Q, hs, policy(evidence_drop=0.1, min_rerank_score=2.0), STATS, rerank=rr)
+    assert d.tier == "reranker" and d.passed
+    assert ids(d.evidence) == ["light:0001"]
+    assert ids(d.near_misses) == ["light:0000"]  # within one point of min_rerank_score
+    names = [c.name for c in d.checks]
+    assert "rerank_confidence" in names and "confidence" not in names and "mean_confidence" not in names
+    assert check(d.checks, "rerank_confidence").value == 3.0
+    assert d.confidence == 1.0  # 3 of 3
+
+
+@pytest.mark.parametrize("top, passes", [(2.0, True), (1.9, False)])
+def test_rerank_confidence_on_both_sides_of_min_rerank_score(top, passes):
+    hs = hits((REFRACTION, 0.6), (LENSES, 0.55))
+    d = decide(LENS_Q, hs, policy(min_rerank_score=2.0), STATS, rerank={"light:0001": top, "light:0000": 0.0})
+    c = check(d.checks, "rerank_confidence")
+    assert d.tier == "reranker"
+    assert c.passed is passes and d.passed is passes
+    assert ids(d.evidence) == (["light:0001"] if passes else [])
+
+
+def test_reranked_tier_still_drops_exercises_even_when_the_reranker_likes_them():
+    d = decide(Q, hits((EXERCISE, 0.9), (REFRACTION, 0.6)), policy(), STATS,
+               rerank={"light:0003": 3.0, "light:0000": 2.5})
+    assert ids(d.evidence) == ["light:0000"]
+    assert "light:0003" in ids(h for h, _ in d.dropped)
+
+
+# ---------------------------------------------------------------- the confidence scale
+
+
+@pytest.mark.parametrize("pairs, kw", [
+    ([(REFRACTION, 0.6)], {}),
+    ([(REFRACTION, 0.99)], {}),
+    ([(REFRACTION, 0.49)], {}),
+    ([(REFRACTION, 0.2)], {}),
+    ([(REFRACTION, -0.9)], {}),
+    ([(REFRACTION, 0.95)], {"min_context_chars": 10_000}),  # high score, refused for another reason
+    ([(REFRACTION, 0.95)], {"min_sentence_coverage": 1.0, "min_term_coverage": 1.0, "min_confidence": -1.0}),
+    ([(EXERCISE, 0.9)], {}),
+])
+def test_confidence_is_in_0_1_and_below_one_half_on_every_refusal(pairs, kw):
+    d = decide("What is refraction of light in a prism?" if kw.get("min_term_coverage") else Q,
+               hits(*pairs), policy(**kw), STATS)
+    assert 0.0 <= d.confidence <= 1.0
+    if d.passed:
+        assert d.confidence >= 0.5
+    else:
+        assert d.confidence < 0.5
+
+
+def test_confidence_rises_with_the_score():
+    scores = [0.5, 0.6, 0.7, 0.8]
+    confs = [decide(Q, hits((REFRACTION, s)), policy(min_confidence=0.5), STATS).confidence for s in scores]
+    assert confs == sorted(confs) and confs[0] < confs[-1]
