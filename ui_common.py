@@ -144,14 +144,21 @@ def chapters_in_order(manifest: Manifest) -> list[ChapterEntry]:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#:])")
-_MD_LEADING = re.compile(r"^(\s*)([-+=]|\d+[.)])(?=\s|$)", re.M)
+_MD_LEADING = re.compile(r"^(\s*)([-+=]|\d+)([.)]?)(?=\s|$)", re.M)
 
 
 def md(text: str) -> str:
     """Text shown as markdown exactly as written: no emphasis, links, LaTeX, emoji codes or list markers."""
     text = " ".join(str(text).split())
     text = _MD_SPECIAL.sub(r"\\\1", text)
-    return _MD_LEADING.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
+    return _MD_LEADING.sub(_escape_marker, text)
+
+
+def _escape_marker(m: re.Match) -> str:
+    lead, mark, punct = m.groups()
+    if mark.isdigit():  # "1." starts an ordered list; a bare number is harmless
+        return lead + mark + ("\\" + punct if punct else "")
+    return lead + "\\" + mark + punct
 
 
 def page_span(first: int, last: int) -> str:
@@ -216,7 +223,7 @@ def checks_frame(ans: TutorAnswer) -> pd.DataFrame:
                 "Stage": "Gate" if c.stage == "gate" else "Answer",
                 "Value": fmt_value(c.value),
                 "Threshold": fmt_value(c.threshold),
-                "Result": "✅ Pass" if c.passed else "❌ Fail",
+                "Result": "Pass" if c.passed else "Fail",
                 "What it measures": c.detail,
             }
             for c in ans.checks
@@ -352,7 +359,7 @@ _SUBJECT_WORDS = {
 def guess_shelf(file_name: str) -> tuple[str | None, str | None]:
     """Class and subject read from an upload's name when it says them ('class-10_science_light.pdf')."""
     name = file_name.lower()
-    m = re.search(r"(?:class|cls|std|grade)[\s_-]*(\d{1,2})\b", name)
+    m = re.search(r"(?:class|cls|std|grade)[\s_-]*(\d{1,2})(?!\d)", name)
     klass = m.group(1) if m else None
     subject = None
     words = re.split(r"[^a-z0-9-]+", name.replace("_", " "))
@@ -607,13 +614,18 @@ def _render_answered(ans: TutorAnswer) -> None:
         return
     st.caption("Sources from your textbook — open one to read the passage")
     for src in cited:
-        quotes = [s.text for s in ans.sentences if src.n in s.citations]
-        label = f"\\[{src.n}\\] {md(src.chapter)} · {page_span(src.page, src.page_end)}"
+        quoting = [s for s in ans.sentences if src.n in s.citations]
+        quotes = [s.text for s in quoting]
+        # the page of the quoted sentences when known (a passage can run over a page break)
+        on = sorted({s.page for s in quoting if s.page})
+        where = page_span(on[0], on[-1]) if on else page_span(src.page, src.page_end)
+        label = f"\\[{src.n}\\] {md(src.chapter)} · {where}"
         if src.section and src.section != src.chapter:
             label += f" · {md(src.section)}"
         with st.expander(label, icon=":material/format_quote:"):
             st.markdown(highlighted_passage(src.text, quotes))
-            st.caption(f"{md(src.file)}, {page_span(src.page, src.page_end)}")
+            st.caption(f"Passage from {md(src.file)}, {page_span(src.page, src.page_end)} · "
+                       f"similarity to your question {src.score:.2f}")
 
 
 def _render_refusal(ans: TutorAnswer) -> None:
@@ -628,6 +640,11 @@ def _render_refusal(ans: TutorAnswer) -> None:
         st.markdown("Try selecting a longer passage that contains the answer, or ask the whole book on the Ask page.")
 
 
+def _table_height(rows: int, most: int = 14) -> int:
+    """Tall enough to show every row (up to `most`) without an inner scroll bar."""
+    return 38 + 35 * max(1, min(rows, most))
+
+
 def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
     outcome = (f":orange-badge[:material/block: Refused · {reason_label(ans.reason)}]" if ans.was_refusal
                else ":green-badge[:material/check_circle: Answered]")
@@ -640,16 +657,19 @@ def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
     st.markdown("**Checks** — each measured value against its threshold")
     if ans.checks:
-        st.dataframe(checks_frame(ans), hide_index=True, width="stretch", key=f"{key}_checks")
+        checks = checks_frame(ans)
+        styled = checks.style.map(lambda v: "color: #137333; font-weight: 600" if v == "Pass"
+                                  else "color: #b3261e; font-weight: 600", subset=["Result"])
+        st.dataframe(styled, hide_index=True, width="stretch", key=f"{key}_checks", height=_table_height(len(checks)),
+                     column_config={"What it measures": st.column_config.TextColumn(width="large")})
     else:
         st.caption("No checks ran for this question.")
     st.markdown("**Evidence** — passages retrieved, with cosine similarity (higher is closer, from −1 to 1)")
     ev = evidence_frame(ans)
     if len(ev):
-        st.dataframe(ev, hide_index=True, width="stretch", key=f"{key}_evidence", column_config={
-            "Score": st.column_config.NumberColumn(format="%.3f", width="small"),
-            "Passage": st.column_config.TextColumn(width="large"),
-        })
+        st.dataframe(ev, hide_index=True, width="stretch", key=f"{key}_evidence", height=_table_height(len(ev), 8),
+                     column_config={"Score": st.column_config.NumberColumn(format="%.3f", width="small"),
+                                    "Passage": st.column_config.TextColumn(width="large")})
     else:
         st.caption("No passages were retrieved.")
     st.markdown(f"**Stage timings** — {timings_line(ans.timings_ms)}")

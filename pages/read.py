@@ -48,11 +48,11 @@ with text_col:
     page = ss[ui.READER_PAGE]
     at = page_numbers.index(page)
     nav_prev, nav_mid, nav_next = st.columns([1, 2, 1], vertical_alignment="center")
-    nav_prev.button("Previous page", icon=":material/chevron_left:", on_click=_turn_page, args=(-1,),
+    nav_prev.button("Previous", icon=":material/chevron_left:", on_click=_turn_page, args=(-1,),
                     disabled=at == 0, width="stretch")
     nav_mid.markdown(f"<div style='text-align:center'>Page <b>{page}</b> of {entry.pages}</div>",
                      unsafe_allow_html=True)
-    nav_next.button("Next page", icon=":material/chevron_right:", icon_position="right", on_click=_turn_page,
+    nav_next.button("Next", icon=":material/chevron_right:", icon_position="right", on_click=_turn_page,
                     args=(1,), disabled=at == len(page_numbers) - 1, width="stretch")
     selection = ss.get(ui.READER_SELECTION)
     here = selection if selection and selection.get("file") == entry.file and selection.get("page") == page else None
@@ -65,10 +65,13 @@ with text_col:
     with st.expander("Can't select with the mouse? Paste the passage instead", icon=":material/content_paste:"):
         pasted = st.text_area("Passage from this page", key="reader_paste", height=120,
                               placeholder="Paste or type the sentences you want to ask about")
-        if st.button("Use this passage", key="reader_use_paste", disabled=not pasted.strip()):
-            ss[ui.READER_SELECTION] = {"text": " ".join(pasted.split()), "chapter": entry.chapter, "file": entry.file,
-                                       "page": page, "klass": shelf.klass, "subject": shelf.subject}
-            st.rerun()
+        if st.button("Use this passage", key="reader_use_paste"):
+            if pasted.strip():
+                ss[ui.READER_SELECTION] = {"text": " ".join(pasted.split()), "chapter": entry.chapter,
+                                           "file": entry.file, "page": page, "klass": shelf.klass,
+                                           "subject": shelf.subject}
+                st.rerun()
+            st.warning("Paste or type the passage first.", icon=":material/edit_note:")
 
 with ask_col:
     st.subheader("Ask about a passage", anchor=False)

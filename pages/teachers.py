@@ -29,8 +29,7 @@ with st.container(border=True):
     st.markdown("**Filter questions**")
     first, last = df["time"].min().date(), df["time"].max().date()
     f1, f2, f3, f4 = st.columns([2, 1, 2, 1])
-    picked = f1.date_input("Date range", value=(first, last), min_value=first, max_value=max(last, date.today()),
-                           key="t_dates", format="DD/MM/YYYY")
+    picked = f1.date_input("Date range", value=(first, last), key="t_dates", format="DD/MM/YYYY")
     classes = f2.multiselect("Class", sorted(df["class"].unique(), key=ui.class_sort_key), key="t_classes",
                              format_func=lambda k: f"Class {k}", placeholder="All")
     subjects = f3.multiselect("Subject", sorted(df["subject"].unique()), key="t_subjects",

@@ -78,6 +78,10 @@ def check_grounding(
     by_n = {s.n: s for s in sources}
     supported = 0
     details = []
+    # an uncited sentence is the citation checks' failure; grounding judges what the sentences cite
+    n_written = len(sentences)
+    sentences = tuple(s for s in sentences if s.citations)
+    vacuous = n_written > 0 and not sentences  # all uncited: the citation check says so
     for i, s in enumerate(sentences):
         cited = [by_n[n] for n in s.citations if n in by_n]
         text = " ".join(c.text for c in cited)
@@ -96,9 +100,9 @@ def check_grounding(
     cited_all = set().union(*(term_set(by_n[n].text) for s in sentences for n in s.citations if n in by_n)) if sentences else set()
     word_share = sum(t in cited_all for t in all_terms) / len(all_terms) if all_terms else 0.0
     return [
-        Check("grounding", ANSWER, share >= policy.min_supported_share and bool(sentences), round(share, 4),
+        Check("grounding", ANSWER, (share >= policy.min_supported_share and bool(sentences)) or vacuous, round(share, 4),
               policy.min_supported_share, "; ".join(details) or "no sentences", "low_grounding"),
-        Check("answer_word_share", ANSWER, word_share >= policy.min_answer_word_share, round(word_share, 4),
+        Check("answer_word_share", ANSWER, (word_share >= policy.min_answer_word_share and bool(sentences)) or vacuous, round(word_share, 4),
               policy.min_answer_word_share, "share of the answer's content words found in the cited text", "low_grounding"),
     ]
 

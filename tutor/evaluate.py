@@ -64,8 +64,12 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
     cites_gold = answered and any(s.file == gold and s.n in real_cites for s in cited)
     page_ok = None
     if answered and q.gold_pages:
-        pages = {s.page for s in real if s.page} | {p for s in cited if s.n in real_cites and s.file == gold
-                                                     for p in range(s.page, s.page_end + 1)}
+        gold_src = {s.n: s for s in cited if s.file == gold}
+        pages: set[int] = set()
+        for s in real:
+            hits = [gold_src[n] for n in s.citations if n in gold_src]
+            if hits:  # the quoted sentence's own page, else the pages of the gold source it cites
+                pages |= {s.page} if s.page else {p for src in hits for p in range(src.page, src.page_end + 1)}
         page_ok = bool(pages & set(q.gold_pages)) and cites_gold
     answer_ok = None
     if answered and q.answers:
@@ -129,20 +133,22 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
     m = ans.measures
     return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
             "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
-            "mean": m.get("mean", -1.0)}
+            "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0)}
 
 
 def permissive(policy: Policy) -> Policy:
     """The policy with every calibrated threshold opened, so each question reaches the answer checks."""
     return policy.with_values(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
-                              min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False)
+                              min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
+                              require_negation_match=False)
 
 
 def accepts(g: dict[str, float], policy: Policy) -> bool:
     return (g["best"] - policy.unknown_term_penalty * g["unknown"] >= policy.min_confidence
             and g["best"] >= policy.offtopic_max_score and g["mean"] >= policy.min_mean_confidence
             and g["term_coverage"] >= policy.min_term_coverage and g["answerability"] >= policy.min_sentence_coverage
-            and (g["numbers_ok"] >= 1 or not policy.require_question_numbers))
+            and (g["numbers_ok"] >= 1 or not policy.require_question_numbers)
+            and (g["polarity_ok"] >= 1 or not policy.require_negation_match))
 
 
 def trade_off(records: list[dict[str, Any]], base: Policy, grid: dict[str, list[float]]) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from tutor.chunking import is_asking
 from tutor.policy import Policy
 from tutor.result import Check
 from tutor.shelf import Hit, ShelfKey
-from tutor.text import TermStats, content_terms, numbers, term_set
+from tutor.text import TermStats, content_terms, key_numbers, negated, numbers, term_set
 
 GATE = "gate"
 
@@ -27,6 +27,7 @@ class Candidate:
     page: int
     coverage: float  # IDF-weighted share of question terms in this sentence and its neighbours
     numbers_ok: bool
+    polarity_ok: bool = True  # a negated question needs a negation beside the answer
     rank_score: float = 0.0  # coverage with small preferences (definitions up, captions and instructions down)
 
 
@@ -63,7 +64,8 @@ def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]
     A sentence's coverage blends its own terms with its neighbours' (an answer often spans two sentences);
     questions and numbered tasks printed in the text are never candidates.
     """
-    q_numbers = numbers(question)
+    q_numbers = key_numbers(question)
+    q_negated = negated(question)
     out: list[Candidate] = []
     for hit in evidence:
         sents = hit.chunk.sentence_texts()
@@ -74,7 +76,8 @@ def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]
             window = set().union(*term_sets[max(0, i - 1) : i + 2])
             cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)
             win_text = " ".join(t for t, _ in sents[max(0, i - 1) : i + 2])
-            out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text), _rank_score(s, cov, hit.score)))
+            out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text),
+                                 not q_negated or negated(win_text), _rank_score(s, cov, hit.score)))
     # ties: the better-retrieved chunk first, then reading order
     out.sort(key=lambda c: (-round(c.rank_score, 6), c.hit.rank, c.index))
     return out
@@ -171,11 +174,17 @@ def decide(
     checks.append(Check("answerability", GATE, bool(top_cand) and top_cand.coverage >= policy.min_sentence_coverage,
                         round(top_cand.coverage, 4) if top_cand else 0.0, policy.min_sentence_coverage,
                         "share of the question's terms in the best sentence of the evidence", "not_answerable"))
-    numbers_ok = any(c.numbers_ok for c in candidates[:3]) if numbers(question) else True
-    if policy.require_question_numbers and numbers(question):
+    q_numbers = key_numbers(question)
+    numbers_ok = any(c.numbers_ok for c in candidates[:3]) if q_numbers else True
+    if policy.require_question_numbers and q_numbers:
         ok = numbers_ok
-        checks.append(Check("question_numbers", GATE, ok, ", ".join(sorted(numbers(question))), "present",
+        checks.append(Check("question_numbers", GATE, ok, ", ".join(sorted(q_numbers)), "present",
                             "numbers in the question must appear beside the answer", "not_answerable"))
+
+    polarity_ok = any(c.polarity_ok for c in candidates[:3]) if negated(question) else True
+    if policy.require_negation_match and negated(question):
+        checks.append(Check("negation", GATE, polarity_ok, "negated question", "negation beside the answer",
+                            "a question asking what is NOT so needs the book to say so", "not_answerable"))
 
     failed = [c for c in checks if not c.passed]
     reason = failed[0].reason if failed else "answered"
@@ -195,5 +204,5 @@ def decide(
         values={"best": best, "adjusted": adjusted, "unknown": unknown, "coverage": coverage,
                 "sentence_coverage": top_cand.coverage if top_cand else 0.0,
                 "mean": sum(h.score for h in evidence) / len(evidence) if evidence else -1.0,
-                "numbers_ok": float(numbers_ok)},
+                "numbers_ok": float(numbers_ok), "polarity_ok": float(polarity_ok)},
     )

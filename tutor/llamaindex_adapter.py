@@ -22,7 +22,7 @@ def chunk_to_node(chunk: Chunk) -> TextNode:
     """A chunk as a LlamaIndex node carrying all its metadata (embedding text keeps out the bookkeeping)."""
     meta = chunk.to_dict()
     text = meta.pop("text")
-    meta.pop("sentences")
+    # sentence spans keep each sentence's page: the gate needs them, the embedding and the LLM do not
     return TextNode(id_=chunk.chunk_id, text=text, metadata=meta,
                     excluded_embed_metadata_keys=list(meta), excluded_llm_metadata_keys=["sentences", "chunk_id"])
 

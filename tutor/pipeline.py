@@ -108,7 +108,8 @@ class Tutor:
             ans = self._refusal(question, klass, subject, mode, "no_shelf", timer, message=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
             ans = self._refusal(question, klass, subject, mode, "answerer_error", timer, decided_by="error",
-                                error=f"{type(e).__name__}: {e}")
+                                error=f"{type(e).__name__}: {e}",
+                                llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         return self._log(ans, timer, selected.text if selected is not None else None)
 
     # ------------------------------------------------------------------ library mode

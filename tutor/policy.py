@@ -49,6 +49,7 @@ class Policy:
     max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
+    require_negation_match: bool = _f(True, "a negated question needs a negation beside the answer")
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
     min_sentence_similarity: float = _f(0.5, "cosine similarity of a sentence to the chunk it cites", -1, 1)

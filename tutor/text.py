@@ -82,6 +82,29 @@ def numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
+_REFERENCE = re.compile(
+    r"\b(?:Activity|Activities|Figure|Fig|Table|Section|Chapter|Example|Exercise|Eq|Equation|Class|Question|Q|Unit|"
+    r"Box|Page|Map|Step)\.?\s*\(?\d+(?:\.\d+)*\)?|\b\d+\s*(?:words|marks|lines)\b|\([ivx\d]+\)",
+    re.I,
+)
+_SIGNIFICANT = re.compile(r"(?<![\w.])(?:\d{1,4}(?:st|nd|rd|th|s)\b|\d{2,}(?:[.,]\d+)*)(?![\w.])")
+
+
+def key_numbers(text: str) -> set[str]:
+    """Numbers a question turns on (years, ordinals, quantities of two or more digits), leaving out references
+    to the book itself ("Activity 1.7", "in 120 words") and single digits (list items, formula subscripts)."""
+    text = _REFERENCE.sub(" ", text)
+    return {n.replace(",", "") for n in _SIGNIFICANT.findall(text)}
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nor|neither|without|cannot|unable|fail(?:s|ed)? to)\b|n['’]t\b", re.I)
+
+
+def negated(text: str) -> bool:
+    """Whether a text says something is not so ("not", "never", "n't", "without", ...)."""
+    return bool(_NEGATION.search(text))
+
+
 def names(text: str) -> set[str]:
     """Capitalised words not at a sentence start and not stopwords: a cheap stand-in for named entities."""
     out = set()

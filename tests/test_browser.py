@@ -1,0 +1,255 @@
+"""What a person sees, in a real headless Chromium: ask, diagnostics, select a passage and ask, staff pages.
+
+Runs `streamlit run app.py` on the bundled sample library (indexed with the real MiniLM embedder into a temp dir)
+and drives it with Selenium. Screenshots go to a temp dir, and into docs/ when SAVE_SCREENSHOTS=1.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE = REPO / "data" / "sample" / "library"
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
+# answered from the sample "Money and Credit" chapter (2.1 Money as a Medium of Exchange); asked on the whole shelf
+# and then about the selected paragraph
+QUESTION = "Why is money called a medium of exchange?"
+
+if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+    pytest.skip("the browser test needs /usr/bin/chromium and /usr/bin/chromedriver "
+                "(apt-get install -y chromium chromium-driver, or `make browser-deps`)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver", reason="the browser test needs selenium (pip install selenium)")
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+if not SAMPLE.exists():
+    pytest.skip(f"the sample library {SAMPLE} is missing", allow_module_level=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """The app on a free port, serving the sample library indexed with MiniLM into a temp dir."""
+    tmp = tmp_path_factory.mktemp("browser")
+    index = tmp / "index"
+    subprocess.run([sys.executable, "-m", "tutor", "--index-dir", str(index), "ingest", str(SAMPLE), "--quiet"],
+                   cwd=REPO, check=True, capture_output=True, timeout=600)
+    secrets = tmp / "secrets.toml"
+    secrets.write_text('teacher_password = "chalk"\nmaintainer_password = "spanner"\n')
+    port = _free_port()
+    env = dict(os.environ, TUTOR_INDEX_DIR=str(index), TUTOR_AUDIT_DB=str(tmp / "audit.sqlite3"),
+               TUTOR_DATA_DIR=str(tmp / "data"))
+    env.pop("TUTOR_EMBEDDER", None)
+    log = open(tmp / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--secrets.files", str(secrets)],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"streamlit did not start:\n{(tmp / 'streamlit.log').read_text()}")
+            time.sleep(0.5)
+        yield {"url": url, "tmp": tmp}
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--window-size=1400,1000", "--force-device-scale-factor=1",
+                f"--user-data-dir={tmp_path_factory.mktemp('chrome-profile')}"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    """Save a screenshot of the whole page: to a temp dir always, and to docs/ when SAVE_SCREENSHOTS=1."""
+    out = tmp_path_factory.mktemp("screenshots")
+
+    def save(driver, name: str) -> Path:
+        time.sleep(0.8)  # let charts and fonts settle
+        # Streamlit scrolls inside a 100vh frame, so grow the viewport to the content's height for a full-page shot
+        height = driver.execute_script(
+            "const m = document.querySelector(\"[data-testid='stMain']\"); return m ? m.scrollHeight : 1000;")
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 1400, "height": max(900, min(int(height), 3000)), "deviceScaleFactor": 1, "mobile": False})
+        time.sleep(0.8)
+        path = out / f"{name}.png"
+        driver.save_screenshot(str(path))
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        time.sleep(0.3)
+        if os.environ.get("SAVE_SCREENSHOTS") == "1":
+            (REPO / "docs").mkdir(exist_ok=True)
+            shutil.copyfile(path, REPO / "docs" / f"{name}.png")
+        return path
+
+    save.dir = out
+    return save
+
+
+# ---------------------------------------------------------------------------------------------- page helpers
+def wait(driver, timeout: float = 60):
+    return WebDriverWait(driver, timeout, poll_frequency=0.25)
+
+
+def idle(driver, timeout: float = 90) -> None:
+    """Wait until the app has finished its script run (no running indicator)."""
+    time.sleep(0.4)
+    wait(driver, timeout).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+    time.sleep(0.3)
+
+
+def choose(driver, label: str, option: str) -> None:
+    """Pick an option of the st.selectbox with this label (a react-aria combobox in Streamlit 1.67)."""
+    field = driver.find_element(By.CSS_SELECTOR, f"[data-testid='stSelectbox'] input[aria-label='{label}']")
+    if field.get_attribute("value") == option:
+        return
+    box = field.find_element(By.XPATH, "./ancestor::*[@data-testid='stSelectbox']")
+    box.find_element(By.CSS_SELECTOR, "button[aria-label='Open']").click()
+    item = wait(driver, 10).until(lambda d: next(
+        (o for o in d.find_elements(By.CSS_SELECTOR, "[role='option']") if o.text.strip() == option), None))
+    item.click()
+    idle(driver)
+    assert field.get_attribute("value") == option
+
+
+def go_to(driver, title: str) -> None:
+    link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stSidebarNavLink']")
+                if a.text.strip().split("\n")[-1] == title)  # the text starts with the icon's name
+    link.click()
+    idle(driver)
+
+
+def sign_in(driver, password: str) -> None:
+    field = wait(driver).until(EC.presence_of_element_located((By.CSS_SELECTOR, "input[type='password']")))
+    field.send_keys(password)
+    field.send_keys(Keys.ENTER)
+    idle(driver)
+
+
+# ---------------------------------------------------------------------------------------------- the journey
+def test_student_and_staff_journey(server, browser, shots):
+    d = browser
+    d.get(server["url"])
+    chat = wait(d, 180).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
+    idle(d, 180)
+
+    # Ask: class 10 social science, a question from the Money and Credit chapter
+    choose(d, "Subject", "Social Science")
+    chat = d.find_element(By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")
+    chat.send_keys(QUESTION)
+    chat.send_keys(Keys.ENTER)
+    reply = wait(d, 120).until(lambda drv: next(
+        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
+         if "medium of exchange" in m.text and "Diagnostics" in m.text), None))
+    idle(d)
+    assert "I don't know" not in reply.text
+    assert reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownBadge'], .stMarkdownBadge, span[class*='badge']") \
+        or "1" in reply.text
+    # open the first source: the quoted passage with its chapter and page
+    source = next(e for e in reply.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary")
+                  if "Money and Credit" in e.text)
+    assert "page" in source.text
+    source.click()
+    time.sleep(0.5)
+    shots(d, "ask")
+
+    # Diagnostics: checks with values and thresholds, evidence, timings
+    diag = next(e for e in reply.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary")
+                if "Diagnostics" in e.text)
+    source.click()  # close the source again, to show the panel on its own
+    diag.click()
+    wait(d, 30).until(lambda drv: reply.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']"))
+    panel = diag.find_element(By.XPATH, "./ancestor::*[@data-testid='stExpander']")
+    assert "Decided by" in panel.text and "Stage timings" in panel.text
+    d.execute_script("arguments[0].scrollIntoView({block: 'start'});", reply)
+    shots(d, "diagnostics")
+
+    # Read: open Money and Credit, select a paragraph with a real mouse drag, ask about it
+    go_to(d, "Read")
+    choose(d, "Chapter", "Chapter 2: Money and Credit")
+    page = wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")))
+    target = next(p for p in page.find_elements(By.TAG_NAME, "p") if "medium of exchange" in p.text)
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'});", target)
+    w, h = target.size["width"], target.size["height"]
+    # from the first character to the end of the paragraph's last line (offsets are from the element's centre)
+    ActionChains(d).move_to_element_with_offset(target, -w // 2 + 1, -h // 2 + 4).click_and_hold() \
+        .move_to_element_with_offset(target, 0, 0) \
+        .move_to_element_with_offset(target, w // 2 - 2, h // 2 - 4).release().perform()
+    wait(d, 30).until(lambda drv: "Selected from" in drv.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text)
+    idle(d)
+    wait(d, 30).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "[data-testid='tutor-reader-page'] mark"))
+    ask_box = wait(d, 30).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
+    ask_box.send_keys(QUESTION)
+    ask_box.send_keys(Keys.ENTER)
+    answer = wait(d, 120).until(lambda drv: next(
+        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
+         if "Diagnostics" in m.text), None))
+    idle(d)
+    assert "medium of exchange" in answer.text and "I don't know" not in answer.text
+    user_turn = d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")[0]
+    assert "passage you selected" in user_turn.text
+    shots(d, "reader")
+
+    # Teachers: both questions are in the log; the second was asked about the selected passage
+    go_to(d, "Teachers")
+    sign_in(d, "chalk")
+    wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stMetric']")))
+    idle(d)
+    metrics = d.find_elements(By.CSS_SELECTOR, "[data-testid='stMetric']")
+    assert metrics[0].text.split("\n")[-1] == "2"
+    assert d.find_elements(By.CSS_SELECTOR, "[data-testid='stDownloadButton']")
+    shots(d, "teachers")
+
+    # Maintainers: the shelves and a chapter PDF ready to upload
+    go_to(d, "Maintainers")
+    sign_in(d, "spanner")
+    upload = wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "input[type='file']")))
+    staged = server["tmp"] / "class-10_science_light.pdf"
+    shutil.copyfile(SAMPLE / "class-10" / "science" / "sci01.pdf", staged)
+    upload.send_keys(str(staged))
+    wait(d, 30).until(lambda drv: "class-10_science_light.pdf" in drv.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text)
+    idle(d)
+    shots(d, "maintainers")
+    assert not d.find_elements(By.CSS_SELECTOR, "[data-testid='stException']")

@@ -1,0 +1,412 @@
+"""The app's page wiring with Streamlit's AppTest: ask, refuse, read-and-select, teachers, maintainers, passwords.
+
+A tiny library of reportlab PDFs is ingested once with HashEmbedder; each test gets its own copy of the index, its
+own audit database and data folder through TUTOR_INDEX_DIR, TUTOR_AUDIT_DB and TUTOR_DATA_DIR (TUTOR_EMBEDDER=hash).
+"""
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+try:
+    from helpers_library import SOIL_PAGES, make_library, make_pdf
+except ImportError:  # tests/ imported as a package
+    from tests.helpers_library import SOIL_PAGES, make_library, make_pdf
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the installed package
+
+import ui_common as ui  # noqa: E402
+from tutor.audit import AuditLog
+from tutor.embedding import HashEmbedder
+from tutor.ingest import discover, ingest
+from tutor.pipeline import Passage, Tutor
+from tutor.policy import load_policy
+from tutor.result import REASONS, REFUSAL_SENTENCE
+from tutor.retrieval import Library
+from tutor.shelf import ShelfStore
+
+APP = REPO / "app.py"
+ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
+OFF_TOPIC = "Who won the 2011 cricket world cup?"
+LIGHT_P1 = "When light passes from air into water it bends at the surface. This bending of light is called refraction of light."
+
+
+# ---------------------------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def built_index(tmp_path_factory) -> Path:
+    """The tiny library (science: light, acids; social-science: soil), ingested once per module."""
+    root = tmp_path_factory.mktemp("lib")
+    src = make_library(root / "src")
+    index = root / "index"
+    ingest(discover([src]), ShelfStore(index), HashEmbedder(), workers=1)
+    return index
+
+
+@pytest.fixture
+def env(tmp_path, built_index, monkeypatch) -> dict[str, Path]:
+    """A private copy of the index plus a fresh audit database and data folder, wired in through the environment."""
+    index = tmp_path / "index"
+    shutil.copytree(built_index, index)
+    paths = {"index": index, "audit": tmp_path / "audit.sqlite3", "data": tmp_path / "data"}
+    monkeypatch.setenv("TUTOR_EMBEDDER", "hash")
+    monkeypatch.setenv("TUTOR_INDEX_DIR", str(index))
+    monkeypatch.setenv("TUTOR_AUDIT_DB", str(paths["audit"]))
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(paths["data"]))
+    return paths
+
+
+def app(secrets: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for k, v in (secrets or {}).items():
+        at.secrets[k] = v
+    return at.run()
+
+
+def texts(node) -> str:
+    """All markdown/caption text under a node, joined (for 'is this on screen' assertions)."""
+    return "\n".join(m.value for m in node.markdown) + "\n" + "\n".join(c.value for c in node.caption)
+
+
+def open_page(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def sign_in(at: AppTest, password: str) -> AppTest:
+    at.text_input[0].input(password)
+    at.button[0].click().run()
+    return at
+
+
+def seed_audit(env) -> None:
+    """Questions asked through the real Tutor into the test's audit database: two answered, three refused."""
+    tutor = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy(), audit=AuditLog(env["audit"]))
+    tutor.ask(ANSWERABLE, "10", "science")
+    tutor.ask("Which soil is ideal for growing cotton?", "10", "social-science")
+    tutor.ask(OFF_TOPIC, "10", "science")
+    tutor.ask("What is the capital of France?", "10", "social-science")
+    tutor.ask("Explain photosynthesis in plants", "10", "science", selected=Passage(LIGHT_P1, "Light and Refraction",
+                                                                                     "light.pdf", 1))
+
+
+# ---------------------------------------------------------------------------------------------- students: ask
+def test_empty_library_points_to_maintainers(env, monkeypatch, tmp_path):
+    monkeypatch.setenv("TUTOR_INDEX_DIR", str(tmp_path / "nothing-here"))
+    at = app()
+    assert not at.exception
+    assert "The library is empty" in texts(at)
+    assert not at.chat_input  # nothing to ask, and no error either
+    assert not at.error
+
+
+def test_answer_shows_sentences_with_citations_and_sources(env):
+    at = app()
+    assert [o for o in at.selectbox(key="_pick_subject").options] == ["Science", "Social Science"]
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception
+    reply = at.chat_message[-1]
+    assert reply.name == "assistant"
+    body = reply.markdown[0].value
+    assert "refraction of light" in body and ":blue-badge[1]" in body
+    labels = [e.label for e in reply.expander]
+    # one expander per cited source, named by chapter and the pages of the quoted sentences (here 1 and 2)
+    assert labels[0] == "\\[1\\] Light and Refraction · pages 1–2", labels
+    assert labels[-1] == "Diagnostics"
+    # the source expander quotes the passage with the cited sentence highlighted
+    assert ":blue-background[This bending of light is called refraction of light" in texts(reply.expander[0])
+    assert AuditLog(env["audit"]).count() == 1
+
+
+def test_refusal_shows_reason_suggestions_and_diagnostics(env):
+    at = app()
+    at.chat_input[0].set_value(OFF_TOPIC).run()
+    assert not at.exception
+    reply = at.chat_message[-1]
+    first = reply.markdown[0].value
+    assert REFUSAL_SENTENCE in first.replace("\\", "")
+    assert REASONS["off_topic"].rstrip(".") in first
+    assert "You could ask about" in texts(reply)
+    diag = reply.expander[0]
+    assert diag.label == "Diagnostics"
+    checks = diag.dataframe[0].value
+    assert list(checks.columns) == ["Check", "Stage", "Value", "Threshold", "Result", "What it measures"]
+    off = checks[checks["Check"] == "Off topic"].iloc[0]
+    assert off["Result"] == "Fail" and off["Threshold"] == "0.300"
+    evidence = diag.dataframe[1].value
+    assert {"Role", "Score", "Chapter", "Page"} <= set(evidence.columns)
+    summary = texts(diag)
+    assert "Decided by** Retrieval gate" in summary and "LLM called** no" in summary
+    assert "Stage timings" in summary and "total" in summary
+
+
+def test_history_and_shelf_choice_survive_page_switches(env):
+    at = app()
+    at.selectbox(key="_pick_subject").select("social-science").run()
+    at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
+    assert "cotton" in at.chat_message[-1].markdown[0].value
+    open_page(at, "teachers")
+    open_page(at, "ask")
+    assert at.selectbox(key="_pick_subject").value == "social-science"
+    assert len(at.chat_message) == 2  # the question and its answer are still there
+    open_page(at, "read")
+    assert at.selectbox(key="_pick_subject").value == "social-science"
+
+
+# ---------------------------------------------------------------------------------------------- students: read
+def test_reader_shows_the_chapter_page_by_page(env):
+    at = open_page(app(), "read")
+    assert at.selectbox(key="_pick_chapter").value == "acids.pdf"  # chapters sorted; the component draws the text
+    assert at.get("bidi_component"), "the reader component is on the page"
+    at.selectbox(key="_pick_chapter").select("light.pdf").run()
+    assert "Page **1** of 2" in texts(at).replace("<b>", "**").replace("</b>", "**")
+    next_button = next(b for b in at.button if b.label == "Next")
+    next_button.click().run()
+    assert at.session_state[ui.READER_PAGE] == 2
+    assert next(b for b in at.button if b.label == "Next").disabled
+
+
+def test_selected_passage_is_asked_in_selected_text_mode(env):
+    at = open_page(app(), "read")
+    assert at.chat_input(key="reader_question").disabled  # nothing selected yet
+    at.session_state[ui.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+                                             "page": 1, "klass": "10", "subject": "science"}
+    at.run()
+    assert "Selected from" in texts(at)
+    at.chat_input(key="reader_question").set_value(ANSWERABLE).run()
+    assert not at.exception
+    reply = at.chat_message[-1]
+    assert "refraction of light" in reply.markdown[0].value
+    assert "Selected passage" in texts(reply.expander[-1])
+    row = AuditLog(env["audit"]).frame().iloc[0]
+    assert row["mode"] == "selected_text"
+    assert AuditLog(env["audit"]).detail(int(row["id"]))["selected_text"] == LIGHT_P1
+
+
+def test_selected_passage_that_does_not_answer_is_refused(env):
+    at = open_page(app(), "read")
+    at.session_state[ui.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+                                             "page": 1, "klass": "10", "subject": "science"}
+    at.run()
+    at.chat_input(key="reader_question").set_value("Explain photosynthesis in plants").run()
+    reply = at.chat_message[-1]
+    assert REFUSAL_SENTENCE in reply.markdown[0].value.replace("\\", "")
+    assert REASONS["selected_text_insufficient"].rstrip(".") in reply.markdown[0].value
+
+
+def test_pasted_passage_is_the_fallback_for_selection(env):
+    at = open_page(app(), "read")
+    at.text_area(key="reader_paste").input(LIGHT_P1)
+    at.button(key="reader_use_paste").click().run()
+    assert at.session_state[ui.READER_SELECTION]["text"] == LIGHT_P1
+    at.chat_input(key="reader_question").set_value(ANSWERABLE).run()
+    assert AuditLog(env["audit"]).frame().iloc[0]["mode"] == "selected_text"
+    at.button(key="reader_clear").click().run()
+    assert ui.READER_SELECTION not in at.session_state
+
+
+# ---------------------------------------------------------------------------------------------- teachers
+def test_teachers_page_without_a_configured_password_says_so(env):
+    seed_audit(env)
+    at = open_page(app(), "teachers")
+    assert "not set up yet" in texts(at) and "teacher_password" in texts(at)
+    assert not at.dataframe and not at.text_input
+
+
+def test_teachers_page_wrong_password_shows_no_data(env):
+    seed_audit(env)
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    assert not at.dataframe
+    sign_in(at, "duster")
+    assert at.error and "not right" in at.error[0].value
+    assert not at.dataframe and not at.metric
+
+
+def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
+    seed_audit(env)
+    downloads: list[bytes] = []
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def recording(self, path_or_data, mimetype, kind, filename=None):
+        if filename and filename.endswith(".csv"):
+            downloads.append(path_or_data)
+        return original(self, path_or_data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", recording)
+
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    sign_in(at, "chalk")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Questions"] == "5" and metrics["Refused"] == "3"
+    assert len(at.dataframe[0].value) == 5
+
+    at.selectbox(key="t_decision").select("Refused").run()
+    table = at.dataframe[0].value
+    assert len(table) == 3 and set(table["Decision"]) == {"Refused"}
+    csv = pd.read_csv(io.BytesIO(downloads[-1]))
+    assert len(csv) == 3 and set(csv["decision"]) == {"refused"}
+    assert at.download_button[0].label == "Download these 3 rows as CSV"
+
+    at.multiselect(key="t_subjects").select("social-science").run()
+    assert list(at.dataframe[0].value["question"]) == ["What is the capital of France?"]
+    at.multiselect(key="t_subjects").unselect("social-science").run()
+    at.text_input(key="t_text").input("cricket").run()
+    assert list(at.dataframe[0].value["question"]) == [OFF_TOPIC]
+    assert pd.read_csv(io.BytesIO(downloads[-1]))["question"].tolist() == [OFF_TOPIC]
+
+    # the detail is drawn like the student's reply: refusal sentence, reason, and the Diagnostics panel open
+    labels = [e.label for e in at.expander]
+    assert "Diagnostics" in labels
+    detail = texts(at)
+    assert "What the student saw" in detail and REASONS["off_topic"].rstrip(".") in detail
+
+    at.text_input(key="t_text").input("").run()
+    at.multiselect(key="t_reasons").select("selected_text_insufficient").run()
+    assert "Passage the student selected" in texts(at)
+
+    # coverage gaps group the refused questions by their nearest chapter
+    gaps = at.dataframe[-1].value
+    assert {"Nearest chapter", "Refused", "Example questions"} <= set(gaps.columns)
+
+
+def test_teachers_date_filter(env):
+    seed_audit(env)
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    sign_in(at, "chalk")
+    day = at.date_input(key="t_dates").value[0]
+    import datetime as dt
+
+    at.date_input(key="t_dates").set_value((day - dt.timedelta(days=3), day - dt.timedelta(days=1))).run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Questions"] == "0"
+    assert "No questions match these filters." in [i.value for i in at.info]
+    at.date_input(key="t_dates").set_value((day - dt.timedelta(days=3), day)).run()
+    assert {m.label: m.value for m in at.metric}["Questions"] == "5"
+
+
+# ---------------------------------------------------------------------------------------------- maintainers
+def test_maintainers_page_without_a_configured_password_says_so(env):
+    at = open_page(app(), "maintainers")
+    assert "not set up yet" in texts(at) and "maintainer_password" in texts(at)
+    assert not at.file_uploader
+
+
+def test_maintainers_page_wrong_password_shows_nothing(env):
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "hammer")
+    assert at.error and not at.file_uploader and not at.dataframe
+
+
+def test_upload_of_a_good_and_a_bad_pdf(env, tmp_path):
+    good = make_pdf(tmp_path / "upload" / "soil.pdf", SOIL_PAGES).read_bytes()
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    assert not at.exception
+    at.file_uploader[0].set_value([
+        ("../../Class-9 Geography Soils.pdf", good, "application/pdf"),
+        ("notes.pdf", b"these are my notes, not a PDF", "application/pdf"),
+    ]).run()
+    # class and subject come from the file name where it says them, else from the student's selected shelf
+    boxes = {t.key: t.value for t in at.text_input if t.key and t.key.startswith("up_")}
+    assert sorted(v for k, v in boxes.items() if k.startswith("up_class_")) == ["10", "9"]
+    assert sorted(v for k, v in boxes.items() if k.startswith("up_subject_")) == ["geography", "science"]
+    at.button(key="up_add").click().run()
+    assert not at.exception
+
+    ok = [s.value for s in at.success]
+    bad = [e.value for e in at.error]
+    assert len(ok) == 1 and "class-9-geography-soils.pdf" in ok[0] and "Soil as a Resource" in ok[0]
+    assert len(bad) == 1 and "notes.pdf" in bad[0] and "is not a PDF file" in bad[0] and "not added" in bad[0]
+
+    store = ShelfStore(env["index"])
+    manifest = store.manifest("9", "geography")
+    assert list(manifest.chapters) == ["class-9-geography-soils.pdf"]
+    assert "notes.pdf" not in store.manifest("10", "science").chapters
+    kept = sorted(p.relative_to(env["data"]).as_posix() for p in (env["data"] / "uploads").rglob("*.pdf"))
+    assert kept == ["uploads/class-9/geography/class-9-geography-soils.pdf"]  # the good file only, sanitised
+    assert not list(tmp_path.parent.glob("evil*")) and not (env["data"].parent / "Class-9 Geography Soils.pdf").exists()
+
+
+def test_upload_with_an_invalid_subject_is_stopped_before_ingest(env, tmp_path):
+    good = make_pdf(tmp_path / "x.pdf", SOIL_PAGES).read_bytes()
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    at.file_uploader[0].set_value(("x.pdf", good, "application/pdf")).run()
+    subject = next(t for t in at.text_input if t.key and t.key.startswith("up_subject_"))
+    subject.input("Science/../../etc").run()
+    at.button(key="up_add").click().run()
+    assert at.error and "not valid" in at.error[0].value
+    assert [k.subject for k in ShelfStore(env["index"]).keys()] == ["science", "social-science"]
+
+
+def test_shelves_tab_lists_chapters_removes_and_rebuilds(env):
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    overview, chapters = at.dataframe[0].value, at.dataframe[1].value
+    assert set(overview["Subject"]) == {"Science", "Social Science"}
+    assert list(chapters["File"]) == ["acids.pdf", "light.pdf"] or set(chapters["File"]) == {"acids.pdf", "light.pdf"}
+    assert {"Pages read", "Passages", "Added", "PDF kept"} <= set(chapters.columns)
+
+    assert at.button(key="m_remove").disabled  # needs the confirmation first
+    at.selectbox(key="m_remove_file").select("acids.pdf").run()
+    at.checkbox(key="m_remove_sure").check().run()
+    at.button(key="m_remove").click().run()
+    assert not at.exception
+    assert "Removed Acids and Bases" in at.success[0].value
+    assert list(ShelfStore(env["index"]).manifest("10", "science").chapters) == ["light.pdf"]
+
+    before = ShelfStore(env["index"]).current_version("10", "science")
+    at.button(key="m_rebuild").click().run()
+    assert not at.exception
+    assert "1 carried over" in at.success[0].value  # light.pdf came from the command line: no kept PDF
+    assert ShelfStore(env["index"]).current_version("10", "science") != before
+    assert list(ShelfStore(env["index"]).manifest("10", "science").chapters) == ["light.pdf"]
+
+
+# ---------------------------------------------------------------------------------------------- plain helpers
+def test_safe_pdf_name_never_returns_a_path():
+    assert ui.safe_pdf_name("../../etc/passwd") == "passwd.pdf"
+    assert ui.safe_pdf_name("C:\\Users\\x\\Chapter 3 – Métaux.PDF") == "chapter-3-metaux.pdf"
+    assert ui.safe_pdf_name("...pdf") == "chapter.pdf"
+    assert ui.safe_pdf_name("a.pdf", taken={"a.pdf"}) == "a-2.pdf"
+
+
+def test_guess_shelf_from_file_name():
+    assert ui.guess_shelf("class-10_social-science_money.pdf") == ("10", "social-science")
+    assert ui.guess_shelf("Class 9 Science motion.pdf") == ("9", "science")
+    assert ui.guess_shelf("jess302.pdf") == (None, None)
+
+
+def test_markdown_escaping_keeps_text_literal():
+    assert ui.md("2 * 3 = 6 and $5 [1]") == "2 \\* 3 = 6 and \\$5 \\[1\\]"
+    assert ui.md("- not a list") == "\\- not a list"
+    assert ui.md("1. not a list") == "1\\. not a list"
+
+
+def test_chapter_pages_and_marks(built_index):
+    shelf = ShelfStore(built_index).load("10", "science")
+    pages = ui.chapter_pages(shelf.chunks, "light.pdf")
+    assert list(pages) == [1, 2]
+    joined = " ".join(b.text for b in pages[1])
+    assert "This bending of light is called refraction of light." in joined
+    assert joined.count("This bending of light") == 1  # chunk overlaps are not repeated
+    blocks = [ui.Block("para", "Alpha beta gamma delta epsilon."), ui.Block("para", "Zeta eta theta iota kappa.")]
+    assert ui.mark_blocks(blocks, "gamma delta")[0]["marks"] == [[11, 22]]
+    across = ui.mark_blocks(blocks, "delta epsilon. Zeta eta theta")
+    assert across[0]["marks"] == [[17, 31]] and across[1]["marks"] == [[0, 14]]
+
+
+def test_answer_round_trips_through_the_audit_json(env):
+    tutor = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy())
+    ans = tutor.ask(ANSWERABLE, "10", "science")
+    assert ui.answer_from_dict(ans.to_dict()) == ans

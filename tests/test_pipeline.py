@@ -1,0 +1,297 @@
+"""The whole question path on a tiny real FAISS shelf on disk (HashEmbedder vectors) and a real SQLite audit log:
+answers cite every sentence, refusals never reach the answerer, selected-text mode sees only the passage, failures
+become logged refusals, and every ask adds exactly one audit row."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+try:
+    from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, policy, write_shelf
+except ImportError:  # tests/ imported as a package
+    from tests.helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, policy, write_shelf
+
+from tutor.audit import AuditLog
+from tutor.pipeline import Passage, Tutor
+from tutor.result import REFUSAL_SENTENCE
+from tutor.retrieval import Library
+
+LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
+CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf
+SOIL_Q = "Where is alluvial soil found?"  # the social-science shelf answers it
+SHELF_IDS = {c.chunk_id for c in LIGHT + SOIL}
+
+
+@pytest.fixture
+def library(tmp_path) -> Library:
+    write_shelf(tmp_path / "index", LIGHT, subject="science")
+    write_shelf(tmp_path / "index", SOIL, subject="social-science")
+    return Library(tmp_path / "index", embedder=EMB)
+
+
+@pytest.fixture
+def audit(tmp_path) -> AuditLog:
+    return AuditLog(tmp_path / "audit.sqlite3")
+
+
+def tutor(library, audit, answerer=None, **pol) -> Tutor:
+    return Tutor(library, policy(**pol), answerer=answerer, audit=audit)
+
+
+# ---------------------------------------------------------------- answering
+
+
+def test_answerable_question_is_answered_with_every_sentence_cited(library, audit):
+    ans = tutor(library, audit).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and ans.reason == "answered"
+    assert ans.sentences and ans.sources
+    for s in ans.sentences:
+        assert s.citations and all(1 <= n <= len(ans.sources) for n in s.citations)
+        assert s.text in ans.sources[s.citations[0] - 1].text
+    # the text the student sees: each sentence followed by its [n]
+    assert re.fullmatch(r"(?:[^\[\]]+ \[\d+\] ?)+", ans.answer)
+    assert "dioptres" in ans.answer
+    src = ans.cited_sources[0]
+    assert (src.chunk_id, src.chapter, src.page, src.file) == ("light:0001", "Light", 5, "light.pdf")
+    assert src.text == LIGHT[1].text
+    assert ans.decided_by == "retrieval" and ans.llm_called is False and ans.answerer == "extractive"
+    assert 0.5 <= ans.confidence <= 1.0
+    assert all(c.passed for c in ans.checks)
+    assert {"gate", "answer"} == {c.stage for c in ans.checks}
+
+
+def test_answered_question_is_logged_with_its_stage_timings(library, audit):
+    ans = tutor(library, audit).ask(LENS_Q, "10", "science")
+    assert {"embed", "search", "gate", "answer", "checks", "audit"} <= set(ans.timings_ms)
+    (row,) = audit.rows()
+    assert (row["question"], row["decision"], row["reason"], row["class"], row["subject"]) == (
+        LENS_Q, "answered", "answered", "10", "science")
+    assert audit.detail(row["id"])["answer"] == ans.answer
+
+
+def test_a_recording_llm_answerer_gets_the_numbered_evidence(library, audit):
+    fake = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and ans.llm_called is True and ans.answerer == "fake-llm"
+    (call,) = fake.calls
+    assert call["question"] == LENS_Q
+    assert [s.n for s in call["sources"]] == list(range(1, len(call["sources"]) + 1))
+    assert "light:0001" in [s.chunk_id for s in call["sources"]]
+    assert audit.rows()[0]["llm_called"] == 1
+
+
+# ---------------------------------------------------------------- refusing
+
+
+def test_refused_question_never_calls_the_answerer(library, audit):
+    fake = RecordingAnswerer(reply="India won it. [1]")
+    ans = tutor(library, audit, fake).ask(CRICKET_Q, "10", "science")
+    assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE
+    assert ans.reason in {"off_topic", "low_confidence", "not_answerable", "insufficient_context"}
+    assert fake.calls == []
+    assert ans.llm_called is False and ans.confidence < 0.5
+    assert ans.decided_by == "retrieval" and ans.sentences == ()
+    (row,) = audit.rows()
+    assert (row["decision"], row["llm_called"], row["reason"]) == ("refused", 0, ans.reason)
+
+
+def test_refusal_gives_suggestions_from_the_shelf(library, audit):
+    ans = tutor(library, audit).ask(CRICKET_Q, "10", "science")
+    assert ans.was_refusal and ans.suggestions
+    sections = {(c.chapter, c.section, c.page_start) for c in LIGHT}
+    for s in ans.suggestions:
+        assert (s.chapter, s.section, s.page) in sections
+    assert len({(s.chapter, s.section) for s in ans.suggestions}) == len(ans.suggestions)
+    assert [s.score for s in ans.suggestions] == sorted((s.score for s in ans.suggestions), reverse=True)
+
+
+def test_question_for_another_subject_names_that_shelf(library, audit):
+    fake = RecordingAnswerer()
+    ans = tutor(library, audit, fake).ask(SOIL_Q, "10", "science")
+    assert ans.was_refusal and ans.reason == "wrong_subject"
+    assert ans.other_shelf == "Social Science" and "Social Science" in ans.message
+    assert fake.calls == []
+    # and on its own shelf it is answered
+    right = tutor(library, audit).ask(SOIL_Q, "10", "social-science")
+    assert not right.was_refusal and right.cited_sources[0].file == "soil.pdf"
+
+
+def test_an_exercise_that_restates_the_question_is_not_evidence(library, audit):
+    # LIGHT[3] (an exercise) asks this very question; it must never be a source
+    ans = tutor(library, audit).ask("Why does light bend when it passes from air into water?", "10", "science")
+    assert "light:0003" not in [s.chunk_id for s in ans.sources]
+    assert "Why does light bend" not in ans.answer
+
+
+# ---------------------------------------------------------------- selected-text mode
+
+LENS_PASSAGE = ("The power of a lens is the reciprocal of its focal length in metres. "
+                "The power of a lens is measured in dioptres, written D.")
+
+
+def test_selected_text_mode_answers_only_from_the_passage(library, audit):
+    fake = RecordingAnswerer(reply="The power of a lens is measured in dioptres, written D. [1]")
+    passage = Passage(LENS_PASSAGE, chapter="Light", file="light.pdf", page=5)
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science", selected=passage)
+    assert not ans.was_refusal and ans.mode == "selected_text"
+    # the shelf has a chunk that answers this too (LIGHT[1]), but only the passage is ever offered or cited
+    (call,) = fake.calls
+    assert [s.text for s in call["sources"]] == [LENS_PASSAGE]
+    assert [s.text for s in ans.sources] == [LENS_PASSAGE]
+    assert not {s.chunk_id for s in ans.sources} & SHELF_IDS
+    assert (ans.sources[0].page, ans.sources[0].chapter) == (5, "Light")
+    assert audit.detail(audit.rows()[0]["id"])["selected_text"] == LENS_PASSAGE
+
+
+def test_selected_text_mode_with_the_extractive_answerer_quotes_the_passage(library, audit):
+    ans = tutor(library, audit).ask(LENS_Q, "10", "science", selected=Passage(LENS_PASSAGE, page=5))
+    assert not ans.was_refusal
+    assert all(s.text in LENS_PASSAGE and s.citations == (1,) for s in ans.sentences)
+    assert LIGHT[1].text not in ans.answer
+
+
+def test_selected_text_that_does_not_answer_is_refused_even_if_the_shelf_could(library, audit):
+    fake = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science", selected=Passage(LIGHT[2].text, page=7))
+    assert ans.was_refusal and ans.reason == "selected_text_insufficient"
+    assert fake.calls == [] and ans.llm_called is False
+    assert [s.text for s in ans.sources] == [LIGHT[2].text]
+    (row,) = audit.rows()
+    assert row["reason"] == "selected_text_insufficient"
+
+
+def test_empty_selected_text_is_refused(library, audit):
+    fake = RecordingAnswerer()
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science", selected=Passage("   "))
+    assert ans.was_refusal and ans.reason == "selected_text_insufficient" and fake.calls == []
+
+
+# ---------------------------------------------------------------- failures become logged refusals
+
+
+def test_answerer_that_raises_gives_a_logged_refusal_with_the_error(library, audit):
+    fake = RecordingAnswerer(raises=RuntimeError("model crashed"))
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert len(fake.calls) == 1
+    assert ans.was_refusal and ans.reason == "answerer_error" and ans.answer == REFUSAL_SENTENCE
+    assert ans.decided_by == "error" and ans.error == "RuntimeError: model crashed"
+    (row,) = audit.rows()
+    assert row["question"] == LENS_Q and row["reason"] == "answerer_error"
+    assert row["error"] == "RuntimeError: model crashed" and row["decided_by"] == "error"
+
+
+def test_answerer_error_records_that_the_llm_was_called(library, audit):
+    fake = RecordingAnswerer(raises=RuntimeError("model crashed"))
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert len(fake.calls) == 1
+    assert ans.llm_called is True
+    assert audit.rows()[0]["llm_called"] == 1
+
+
+@pytest.mark.parametrize("reply, reason, failing", [
+    ("The power of a lens is measured in dioptres. [1][5]", "invalid_citations", "citations_valid"),
+    ("The power of a lens is measured in dioptres. [1] "
+     "A convex lens typically converges parallel rays of light to a principal focus. [1]",
+     "forbidden_phrasing", "phrasing"),
+    ("Maybe the power of a lens is measured in dioptres. [1]", "forbidden_phrasing", "phrasing"),
+    ("The power of a lens is measured in watts by an ammeter in the laboratory. [1]", "low_grounding", "grounding"),
+])
+def test_answer_failing_the_checks_is_refused_by_the_checks(library, audit, reply, reason, failing):
+    fake = RecordingAnswerer(reply=reply)
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert len(fake.calls) == 1
+    assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE and ans.sentences == ()
+    assert ans.reason == reason and ans.decided_by == "answer_checks"
+    assert not check(ans.checks, failing).passed
+    assert all(c.passed for c in ans.checks if c.stage == "gate")
+    assert ans.llm_called is True and ans.confidence < 0.5
+    (row,) = audit.rows()
+    assert (row["reason"], row["decided_by"], row["llm_called"]) == (reason, "answer_checks", 1)
+    assert failing in row["failed_checks"].split(",")
+
+
+def test_uncited_answer_is_refused_by_the_checks(library, audit):
+    fake = RecordingAnswerer(reply="The power of a lens is measured in dioptres.")
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert len(fake.calls) == 1
+    assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE and ans.decided_by == "answer_checks"
+    assert not check(ans.checks, "citations_present").passed
+    assert ans.reason in {"missing_citations", "multiple_issues"}
+    assert audit.rows()[0]["reason"] == ans.reason
+
+
+def test_a_verbatim_answer_whose_only_fault_is_a_missing_citation_says_missing_citations(library, audit):
+    fake = RecordingAnswerer(reply="The power of a lens is measured in dioptres.")
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert ans.reason == "missing_citations"
+
+
+def test_answer_with_several_problems_is_multiple_issues(library, audit):
+    fake = RecordingAnswerer(reply="I believe lenses are measured in watts.")
+    ans = tutor(library, audit, fake).ask(LENS_Q, "10", "science")
+    assert ans.was_refusal and ans.reason == "multiple_issues" and ans.decided_by == "answer_checks"
+
+
+def test_empty_question_is_refused_and_logged(library, audit):
+    fake = RecordingAnswerer()
+    for q in ("", "   \n "):
+        ans = tutor(library, audit, fake).ask(q, "10", "science")
+        assert ans.was_refusal and ans.reason == "empty_question"
+    assert fake.calls == []
+    assert [r["reason"] for r in audit.rows()] == ["empty_question", "empty_question"]
+
+
+def test_unknown_shelf_is_refused_and_logged(library, audit):
+    ans = tutor(library, audit).ask(LENS_Q, "10", "history")
+    assert ans.was_refusal and ans.reason == "no_shelf"
+    assert "history" in ans.message and "10/science" in ans.message
+    (row,) = audit.rows()
+    assert (row["reason"], row["subject"], row["question"]) == ("no_shelf", "history", LENS_Q)
+
+
+def test_every_ask_adds_exactly_one_audit_row(library, audit):
+    calls = [
+        (None, LENS_Q, "science", None),
+        (None, CRICKET_Q, "science", None),
+        (None, SOIL_Q, "science", None),
+        (None, "", "science", None),
+        (None, LENS_Q, "history", None),
+        (RecordingAnswerer(raises=ValueError("bad")), LENS_Q, "science", None),
+        (RecordingAnswerer(reply="Uncited."), LENS_Q, "science", None),
+        (None, LENS_Q, "science", Passage(LENS_PASSAGE)),
+        (None, LENS_Q, "science", Passage(LIGHT[2].text)),
+    ]
+    for i, (answerer, q, subject, passage) in enumerate(calls, start=1):
+        ans = tutor(library, audit, answerer).ask(q, "10", subject, selected=passage)
+        assert audit.count() == i, f"ask {i} ({ans.reason}) added {audit.count() - i + 1} rows"
+        assert audit.rows(limit=1)[0]["reason"] == ans.reason
+
+
+def test_without_an_audit_log_ask_still_answers(library):
+    ans = Tutor(library, policy()).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and "audit" not in ans.timings_ms
+
+
+# ---------------------------------------------------------------- reranker tier
+
+
+def test_a_reranker_decides_and_is_named_as_the_tier(library, audit):
+    seen = []
+
+    def reranker(question, hs):
+        seen.append([h.chunk.chunk_id for h in hs])
+        return {h.chunk.chunk_id: (3.0 if h.chunk.chunk_id == "light:0001" else 0.0) for h in hs}
+
+    ans = Tutor(library, policy(), audit=audit, reranker=reranker).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and ans.decided_by == "reranker"
+    assert [s.chunk_id for s in ans.sources] == ["light:0001"]
+    assert seen and "light:0003" not in seen[0]  # the exercise is never sent to the reranker
+
+
+def test_a_reranker_that_fails_falls_back_to_retrieval(library, audit):
+    def broken(question, hs):
+        raise RuntimeError("reranker down")
+
+    ans = Tutor(library, policy(), audit=audit, reranker=broken).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and ans.decided_by == "retrieval"
