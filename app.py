@@ -6,17 +6,16 @@ import streamlit as st
 
 import ui_common as ui
 
-st.set_page_config(page_title="Textbook Tutor", page_icon=":material/menu_book:", layout="centered")
-
+ask = st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True)
 nav = st.navigation({
-    "Students": [
-        st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True),
-        st.Page("pages/read.py", title="Read", icon=":material/auto_stories:"),
-    ],
+    "Students": [ask, st.Page("pages/read.py", title="Read", icon=":material/auto_stories:")],
     "Staff": [
         st.Page("pages/teachers.py", title="Teachers", icon=":material/insights:"),
         st.Page("pages/maintainers.py", title="Maintainers", icon=":material/library_add:"),
     ],
 })
+# a chat reads best in a narrow column; the reader and the staff tables need the width
+st.set_page_config(page_title=f"{nav.title} · Textbook Tutor", page_icon=":material/menu_book:",
+                   layout="centered" if nav.url_path == ask.url_path else "wide")
 ui.sidebar_brand()
 nav.run()

@@ -1,7 +1,8 @@
-"""Shared Streamlit helpers for the app's pages: cached resources, session keys and how an answer is drawn.
+"""Shared helpers for the app's pages: cached resources, session keys, and how an answer is drawn.
 
-The first half is plain Python over `tutor` objects (testable without a browser); the second half draws with
-Streamlit. Nothing here decides an answer: that is `tutor.Tutor.ask`, called once per question.
+Sections: resources (one st.cache_resource each), plain functions over `tutor` objects (testable without a browser:
+reader text, upload names, audit frames, shelf rebuild), then drawing. Nothing here decides an answer: that is
+`tutor.Tutor.ask`, called once per question.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hashlib
 import hmac
 import os
 import re
+import runpy
 import shutil
 import tempfile
 import unicodedata
@@ -18,6 +20,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -29,6 +32,8 @@ from tutor.ingest import IngestItem, IngestReport, Progress, ingest
 from tutor.result import REASONS, REFUSAL_SENTENCE, AnswerSentence, Check, Source, Suggestion, TutorAnswer
 from tutor.retrieval import Library
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
+
+APP_PATH = Path(__file__).resolve().with_name("app.py")
 
 # ---------------------------------------------------------------------------------------------- session keys
 # Per-user state lives in st.session_state under these names; nothing per-question goes on a cached object.
@@ -293,13 +298,13 @@ def chapter_pages(chunks, file: str) -> dict[int, list[Block]]:
             t = " ".join(raw.split())
             if not t or _PAGE_NUMBER.match(t):
                 continue
-            if (t, page) in recent:
-                new_chunk = False
-                continue
-            recent.append((t, page))
-            if _ITEM_MARK.match(t):
+            if _ITEM_MARK.match(t):  # list markers repeat ("1." in every list): never treat them as overlap
                 pending_mark = t
                 continue
+            if (t, page) in recent:
+                new_chunk, pending_mark = False, ""
+                continue
+            recent.append((t, page))
             blocks = pages.setdefault(page, [])
             if pending_mark:
                 t, pending_mark = f"{pending_mark} {t}", ""
@@ -437,8 +442,6 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
                 f"{len(carried)} chapter(s) have no kept PDF and were built with {old.manifest.embedding_model}; "
                 "upload their PDFs again before rebuilding with a different model"
             )
-        import numpy as np
-
         manifest = Manifest(klass, subject, embedder.name, embedder.dim, old.manifest.index_type)
         chunks, vecs = [], []
         if fresh is not None:
@@ -508,8 +511,7 @@ def audit_csv(df: pd.DataFrame) -> bytes:
 def coverage_gaps(df: pd.DataFrame) -> pd.DataFrame:
     """Refused questions grouped by the chapter and section nearest to them, most refusals first."""
     ref = df[(df["decision"] == "refused") & ~df["reason"].isin(["empty_question", "answerer_error", "no_shelf"])]
-    cols = ["Class", "Subject", "Nearest chapter", "Nearest section", "Refused", "Main reason", "Example questions",
-            "Last asked"]
+    cols = ["Shelf", "Nearest chapter", "Nearest section", "Refused", "Main reason", "Example questions"]
     if ref.empty:
         return pd.DataFrame(columns=cols)
     rows = []
@@ -517,11 +519,17 @@ def coverage_gaps(df: pd.DataFrame) -> pd.DataFrame:
         g = g.sort_values("time", ascending=False)
         examples = list(dict.fromkeys(g["question"]))[:3]
         rows.append({
-            "Class": k, "Subject": subject_label(s), "Nearest chapter": ch or "(none)", "Nearest section": sec or "–",
+            "Shelf": f"{k} · {subject_label(s)}", "Nearest chapter": ch or "(none)", "Nearest section": sec or "–",
             "Refused": len(g), "Main reason": reason_label(g["reason"].mode().iloc[0]),
-            "Example questions": " · ".join(examples), "Last asked": g["time"].iloc[0],
+            "Example questions": " · ".join(examples), "_last": g["time"].iloc[0],
         })
-    return pd.DataFrame(rows, columns=cols).sort_values(["Refused", "Last asked"], ascending=[False, False])
+    out = pd.DataFrame(rows).sort_values(["Refused", "_last"], ascending=[False, False])
+    return out[cols].reset_index(drop=True)
+
+
+def bar_chart_height(bars: int) -> int:
+    """Pixels for a horizontal bar chart: room for each bar's label, plus the axis."""
+    return 70 + 36 * max(2, bars)
 
 
 def reason_label(code: str) -> str:
@@ -529,6 +537,25 @@ def reason_label(code: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- drawing
+def through_app() -> None:
+    """Make sure a page runs inside app.py's st.navigation, never on its own.
+
+    With a pages/ folder beside app.py, Streamlit starts each process in its old multipage mode and, when the first
+    request names a page (/teachers), runs that file alone: no app.py, no navigation, no layout. (AppTest starts
+    every run that way.) That mode is one process-wide flag which app.py's st.navigation clears; so clear it, run
+    app.py now, in this same run so that no click or chat message is lost, and stop the lone run of the page.
+    """
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a Streamlit without the old mode
+        return
+    if not getattr(PagesManager, "uses_pages_directory", False):
+        return
+    PagesManager.uses_pages_directory = False
+    runpy.run_path(str(APP_PATH), run_name="__main__")
+    st.stop()
+
+
 def page_header(title: str, intro: str, icon: str | None = None) -> None:
     st.title(f"{icon} {title}" if icon else title, anchor=False)
     st.caption(intro)
@@ -642,7 +669,7 @@ def _render_refusal(ans: TutorAnswer) -> None:
 
 def _table_height(rows: int, most: int = 14) -> int:
     """Tall enough to show every row (up to `most`) without an inner scroll bar."""
-    return 38 + 35 * max(1, min(rows, most))
+    return 38 + 35 * max(1, min(rows, most)) + 8  # header, rows, and a little room for a horizontal scroll bar
 
 
 def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:

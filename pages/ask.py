@@ -5,8 +5,8 @@ Every reply carries a Diagnostics panel; the conversation lives in the student's
 import streamlit as st
 
 import ui_common as ui
-from tutor.shelf import ShelfStore
 
+ui.through_app()
 ui.page_header("Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
                "When the book does not say, the tutor tells you so instead of guessing.")
 
@@ -18,8 +18,10 @@ if not shelves:
 
 shelf = ui.shelf_picker(shelves)
 turns = ui.history(ui.ASK_HISTORY)
+# the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
+question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}…")
 
-if not turns:
+if not turns and not question:
     manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
     with st.container(border=True):
         st.markdown(f"#### :material/auto_stories: {ui.shelf_label(shelf.klass, shelf.subject)}")
@@ -33,13 +35,11 @@ if not turns:
 for i, turn in enumerate(turns):
     ui.render_turn(turn, key=f"ask_{i}")
 
-with st.sidebar:
-    if turns and st.button("New conversation", icon=":material/add_comment:", width="stretch"):
-        turns.clear()
-        st.rerun()
-
-question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}…")
 if question:
     answer = ui.ask(tutor, question, shelf)
     turns.append({"question": question, "answer": answer})
     ui.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
+
+if turns and st.sidebar.button("New conversation", icon=":material/add_comment:", width="stretch", key="ask_new"):
+    turns.clear()
+    st.rerun()

@@ -14,7 +14,7 @@ from tutor.errors import TutorError
 from tutor.ingest import IngestItem, ingest, remove_chapter
 from tutor.shelf import check_name
 
-st.set_page_config(layout="wide")
+ui.through_app()
 ui.page_header("Maintainers", "Add textbook chapters, check what each shelf holds, and remove or rebuild chapters.")
 ui.password_gate("maintainer_password", ui.AUTH_MAINTAINER, "maintainers'")
 
@@ -26,6 +26,13 @@ embedder = ui.get_embedder(ui.embedder_kind())
 if ss.get(ui.MAINT_NOTICE):
     kind, text = ss.pop(ui.MAINT_NOTICE)
     (st.success if kind == "ok" else st.error)(text, icon=":material/check_circle:" if kind == "ok" else ":material/error:")
+
+shelf_keys = lib.keys()
+manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys}
+m1, m2, m3 = st.columns(3)
+m1.metric("Shelves", len(shelf_keys), border=True)
+m2.metric("Chapters", sum(len(m.chapters) for m in manifests.values() if m), border=True)
+m3.metric("Passages indexed", sum(m.n_chunks for m in manifests.values() if m), border=True)
 
 tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":material/shelves: Shelves"])
 
@@ -76,7 +83,9 @@ def add_files(rows, tmp: Path) -> list[dict] | None:
     with st.status(f"Adding {len(items)} file(s) to the library…", expanded=True) as status:
         bar = st.progress(0.0, text="Starting…")
         try:
-            report = ingest(items, store, embedder,
+            # in-process extraction (workers=1): never fork the threaded Streamlit server, and a refused file's
+            # PdfRefused cannot cross a process boundary (it does not pickle)
+            report = ingest(items, store, embedder, workers=1,
                             progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
         except TutorError as e:
             status.update(label="Nothing was added", state="error")
@@ -138,11 +147,10 @@ with tab_add:
 
 # ------------------------------------------------------------------------------------------------ shelves
 with tab_shelves:
-    keys = lib.keys()
+    keys = shelf_keys
     if not keys:
         st.info("The library is empty: add chapter PDFs on the first tab.", icon=":material/inbox:")
         st.stop()
-    manifests = {k: store.manifest(k.klass, k.subject) for k in keys}
     overview = pd.DataFrame([{
         "Class": k.klass, "Subject": ui.subject_label(k.subject), "Chapters": len(m.chapters), "Passages": m.n_chunks,
         "Last built": m.built_at[:16].replace("T", " "), "Embedding model": m.embedding_model,

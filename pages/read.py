@@ -7,7 +7,7 @@ import streamlit as st
 import ui_common as ui
 from tutor.pipeline import Passage
 
-st.set_page_config(layout="wide")
+ui.through_app()
 ui.page_header("Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "
                "ask about it: the answer will come only from the passage you selected.")
 
@@ -79,7 +79,7 @@ with ask_col:
     if selection:
         with st.container(border=True):
             st.caption(f"Selected from *{ui.md(selection['chapter'])}*, page {selection['page']}")
-            st.markdown(f"> {ui.md(ui.clip(selection['text'], 700))}")
+            st.markdown(f"> {ui.md(ui.clip(selection['text'], 320))}")
             if st.button("Clear selection", icon=":material/close:", key="reader_clear", type="tertiary"):
                 ss.pop(ui.READER_SELECTION, None)
                 st.rerun()

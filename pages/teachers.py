@@ -11,7 +11,7 @@ import streamlit as st
 import ui_common as ui
 from tutor.result import REASONS
 
-st.set_page_config(layout="wide")
+ui.through_app()
 ui.page_header("Teachers", "What students asked, what the tutor answered or refused and why, and where the "
                "textbooks fall short.")
 ui.password_gate("teacher_password", ui.AUTH_TEACHER, "teachers'")
@@ -60,18 +60,18 @@ with tab_questions:
         st.info("No questions match these filters.", icon=":material/filter_alt_off:")
     else:
         table = rows.assign(
-            Subject=rows["subject"].map(ui.subject_label),
+            Shelf=rows["class"] + " · " + rows["subject"].map(ui.subject_label),
             Decision=rows["decision"].str.capitalize(),
-            Reason=rows["reason"].map(ui.reason_label),
-            Mode=rows["mode"].map(ui.MODE_LABELS).fillna(rows["mode"]),
-        )[["id", "time", "class", "Subject", "question", "Decision", "Reason", "confidence", "nearest_chapter", "Mode"]]
+            Reason=rows["reason"].map(lambda r: "" if r == "answered" else ui.reason_label(r)),
+        )[["id", "time", "Shelf", "question", "Decision", "Reason", "nearest_chapter"]]
         st.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config={
-            "id": st.column_config.NumberColumn("#", width="small"),
-            "time": st.column_config.DatetimeColumn("Asked", format="DD/MM/YYYY HH:mm"),
-            "class": st.column_config.TextColumn("Class", width="small"),
-            "question": st.column_config.TextColumn("Question", width="large"),
-            "confidence": st.column_config.ProgressColumn("Confidence", min_value=0.0, max_value=1.0, format="%.2f"),
-            "nearest_chapter": st.column_config.TextColumn("Nearest chapter"),
+            "id": st.column_config.NumberColumn("#", width=48),
+            "time": st.column_config.DatetimeColumn("Asked", format="DD/MM/YY HH:mm", width=115),
+            "Shelf": st.column_config.TextColumn(width=125),
+            "question": st.column_config.TextColumn("Question", width=290),
+            "Decision": st.column_config.TextColumn(width=85),
+            "Reason": st.column_config.TextColumn(width=115),
+            "nearest_chapter": st.column_config.TextColumn("Nearest chapter", width=170),
         })
         st.download_button(f"Download these {n} rows as CSV", ui.audit_csv(rows), key="t_csv",
                            file_name=f"tutor-questions-{date.today():%Y-%m-%d}.csv", mime="text/csv",
@@ -90,7 +90,7 @@ with tab_questions:
                 st.caption(f"{ui.shelf_label(ans.klass, ans.subject)} · {ui.MODE_LABELS.get(ans.mode, ans.mode)} · "
                            f"asked {labels[int(chosen)].split(' · ')[1]}")
                 if detail.get("selected_text"):
-                    st.markdown("**Passage the student selected:**\n\n> " + ui.md(ui.clip(detail["selected_text"], 900)))
+                    st.markdown("**Passage the student selected:**\n\n> " + ui.md(ui.clip(detail["selected_text"], 400)))
                 st.markdown("**What the student saw:**")
                 ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True)
 
@@ -100,18 +100,21 @@ with tab_trends:
         st.info("No questions match these filters.", icon=":material/filter_alt_off:")
     else:
         span_days = (rows["time"].max() - rows["time"].min()).days
-        freq, unit = ("h", "hour") if span_days < 2 else ("D", "day")
+        freq, unit, fmt = ("h", "hour", "%H:%M") if span_days < 2 else ("D", "day", "%d %b")
         per = (rows.assign(period=rows["time"].dt.floor(freq), refused=rows["decision"] == "refused")
                .groupby("period").agg(questions=("id", "count"), refused=("refused", "sum")).reset_index())
         per["rate"] = per["refused"] / per["questions"]
-        st.markdown(f"**Refusal rate per {unit}**")
-        line = alt.Chart(per).mark_line(point=True).encode(
-            x=alt.X("period:T", title=None),
+        st.markdown(f"**Refusal rate per {unit}** — the share of questions the tutor declined to answer")
+        line = alt.Chart(per).mark_line(point=alt.OverlayMarkDef(size=60)).encode(
+            x=alt.X("period:T", title=None, axis=alt.Axis(format=fmt, labelAngle=0,
+                                                          tickCount={"interval": "day" if unit == "day" else "hour",
+                                                                     "step": 1 if unit == "day" else 3})),
             y=alt.Y("rate:Q", title="Refused", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-            tooltip=[alt.Tooltip("period:T", title=unit.capitalize()), alt.Tooltip("questions:Q", title="Questions"),
-                     alt.Tooltip("refused:Q", title="Refused"), alt.Tooltip("rate:Q", title="Rate", format=".0%")],
-        ).properties(height=260)
-        st.altair_chart(line, width="stretch")
+            tooltip=[alt.Tooltip("period:T", title=unit.capitalize(), format=f"%d %b %Y {'' if unit == 'day' else '%H:%M'}"),
+                     alt.Tooltip("questions:Q", title="Questions"), alt.Tooltip("refused:Q", title="Refused"),
+                     alt.Tooltip("rate:Q", title="Rate", format=".0%")],
+        )
+        st.altair_chart(line, width="stretch", height=280)
 
         ref = rows[rows["decision"] == "refused"]
         c1, c2 = st.columns(2)
@@ -128,7 +131,7 @@ with tab_trends:
                     y=alt.Y("label:N", sort="-x", title=None),
                     tooltip=[alt.Tooltip("label:N", title="Reason"), alt.Tooltip("meaning:N", title="Meaning"),
                              alt.Tooltip("refused:Q", title="Refused")],
-                ).properties(height=max(120, 34 * len(by_reason))), width="stretch")
+                ), width="stretch", height=ui.bar_chart_height(len(by_reason)))
         with c2:
             st.markdown("**Refusals by subject and chapter**")
             if ref.empty:
@@ -137,13 +140,14 @@ with tab_trends:
                 by_ch = (ref.assign(chapter=ref["nearest_chapter"].replace("", "(no nearby chapter)"),
                                     subject_name=ref["subject"].map(ui.subject_label))
                          .groupby(["subject_name", "chapter"]).size().reset_index(name="refused"))
+                by_ch["label"] = by_ch["subject_name"] + " · " + by_ch["chapter"]
                 st.altair_chart(alt.Chart(by_ch).mark_bar().encode(
                     x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
-                    y=alt.Y("chapter:N", sort="-x", title=None),
-                    color=alt.Color("subject_name:N", title="Subject", legend=alt.Legend(orient="bottom")),
+                    y=alt.Y("label:N", sort="-x", title=None, axis=alt.Axis(labelLimit=260)),
+                    color=alt.Color("subject_name:N", title="Subject", legend=None),
                     tooltip=[alt.Tooltip("subject_name:N", title="Subject"), alt.Tooltip("chapter:N", title="Chapter"),
                              alt.Tooltip("refused:Q", title="Refused")],
-                ).properties(height=max(120, 34 * len(by_ch))), width="stretch")
+                ), width="stretch", height=ui.bar_chart_height(len(by_ch)))
 
 # ------------------------------------------------------------------------------------------------ coverage gaps
 with tab_gaps:
@@ -154,7 +158,10 @@ with tab_gaps:
         st.info("No refused questions in this selection.", icon=":material/task_alt:")
     else:
         st.dataframe(gaps, hide_index=True, width="stretch", column_config={
-            "Refused": st.column_config.NumberColumn(width="small"),
-            "Example questions": st.column_config.TextColumn(width="large"),
-            "Last asked": st.column_config.DatetimeColumn(format="DD/MM/YYYY HH:mm"),
+            "Shelf": st.column_config.TextColumn(width=125),
+            "Nearest chapter": st.column_config.TextColumn(width=180),
+            "Nearest section": st.column_config.TextColumn(width=180),
+            "Refused": st.column_config.NumberColumn(width=70),
+            "Main reason": st.column_config.TextColumn(width=115),
+            "Example questions": st.column_config.TextColumn(width=420),
         })

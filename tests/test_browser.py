@@ -24,6 +24,18 @@ CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver"
 # answered from the sample "Money and Credit" chapter (2.1 Money as a Medium of Exchange); asked on the whole shelf
 # and then about the selected paragraph
 QUESTION = "Why is money called a medium of exchange?"
+OFF_TOPIC = "Who won the 2011 cricket world cup?"
+NEW_CHAPTER = [
+    "Chapter 3: Electricity\n"
+    "3.1 Electric Current\n"
+    "A flow of electric charge through a conductor is called an electric current.\n"
+    "The current is measured in amperes with an instrument called an ammeter.\n"
+    "An ammeter is always connected in series with the part of the circuit it measures.",
+    "3.2 Potential Difference\n"
+    "Charge flows in a wire only when there is a difference of electric potential between its ends.\n"
+    "A cell or a battery keeps up this potential difference in a circuit.\n"
+    "Potential difference is measured in volts with a voltmeter connected in parallel.",
+]
 
 if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
     pytest.skip("the browser test needs /usr/bin/chromium and /usr/bin/chromedriver "
@@ -111,7 +123,8 @@ def shots(tmp_path_factory):
         time.sleep(0.8)  # let charts and fonts settle
         # Streamlit scrolls inside a 100vh frame, so grow the viewport to the content's height for a full-page shot
         height = driver.execute_script(
-            "const m = document.querySelector(\"[data-testid='stMain']\"); return m ? m.scrollHeight : 1000;")
+            "const b = document.querySelector(\"[data-testid='stMainBlockContainer']\");"
+            "return b ? b.scrollHeight + 160 : 1000;")
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": 1400, "height": max(900, min(int(height), 3000)), "deviceScaleFactor": 1, "mobile": False})
         time.sleep(0.8)
@@ -154,6 +167,12 @@ def choose(driver, label: str, option: str) -> None:
     assert field.get_attribute("value") == option
 
 
+def expander(node, label_part: str):
+    """The clickable summary of the first expander under `node` whose label contains `label_part`."""
+    return next(e for e in node.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary")
+                if label_part in e.text)
+
+
 def go_to(driver, title: str) -> None:
     link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stSidebarNavLink']")
                 if a.text.strip().split("\n")[-1] == title)  # the text starts with the icon's name
@@ -185,26 +204,38 @@ def test_student_and_staff_journey(server, browser, shots):
          if "medium of exchange" in m.text and "Diagnostics" in m.text), None))
     idle(d)
     assert "I don't know" not in reply.text
-    assert reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownBadge'], .stMarkdownBadge, span[class*='badge']") \
-        or "1" in reply.text
-    # open the first source: the quoted passage with its chapter and page
-    source = next(e for e in reply.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary")
-                  if "Money and Credit" in e.text)
+
+    # each citation opens the quoted passage, named by chapter and page
+    source = expander(reply, "Money and Credit")
     assert "page" in source.text
     source.click()
-    time.sleep(0.5)
-    shots(d, "ask")
+    wait(d, 10).until(lambda drv: "Passage from soc02.pdf" in reply.text)
+    source.click()
 
-    # Diagnostics: checks with values and thresholds, evidence, timings
-    diag = next(e for e in reply.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary")
-                if "Diagnostics" in e.text)
-    source.click()  # close the source again, to show the panel on its own
+    # Diagnostics: the checks with values and thresholds, the evidence with scores, the stage timings
+    diag = expander(reply, "Diagnostics")
     diag.click()
-    wait(d, 30).until(lambda drv: reply.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']"))
     panel = diag.find_element(By.XPATH, "./ancestor::*[@data-testid='stExpander']")
-    assert "Decided by" in panel.text and "Stage timings" in panel.text
-    d.execute_script("arguments[0].scrollIntoView({block: 'start'});", reply)
+    wait(d, 30).until(lambda drv: "Stage timings" in panel.text
+                      and len(panel.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']")) == 2)
+    assert "Decided by Retrieval gate" in panel.text and "LLM called no" in panel.text
     shots(d, "diagnostics")
+    diag.click()
+
+    # a question the book does not answer: the refusal, its reason and what to ask instead
+    chat = d.find_element(By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")
+    chat.send_keys(OFF_TOPIC)
+    chat.send_keys(Keys.ENTER)
+    refusal = wait(d, 120).until(lambda drv: next(
+        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
+         if "I don't know based on the textbooks." in m.text and "Diagnostics" in m.text), None))
+    idle(d)
+    assert "This question is not about anything in this textbook." in refusal.text
+    assert "You could ask about" in refusal.text
+    answered = next(m for m in d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
+                    if "medium of exchange" in m.text and "Diagnostics" in m.text)
+    expander(answered, "Money and Credit").click()  # show one quoted passage in the screenshot
+    shots(d, "ask")
 
     # Read: open Money and Credit, select a paragraph with a real mouse drag, ask about it
     go_to(d, "Read")
@@ -238,18 +269,38 @@ def test_student_and_staff_journey(server, browser, shots):
     wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stMetric']")))
     idle(d)
     metrics = d.find_elements(By.CSS_SELECTOR, "[data-testid='stMetric']")
-    assert metrics[0].text.split("\n")[-1] == "2"
+    values = {m.text.split("\n")[0]: m.text.split("\n")[-1] for m in metrics}
+    assert values["Questions"] == "3" and values["Refused"] == "1", values
     assert d.find_elements(By.CSS_SELECTOR, "[data-testid='stDownloadButton']")
     shots(d, "teachers")
 
-    # Maintainers: the shelves and a chapter PDF ready to upload
+    # Maintainers: upload a new chapter and a broken file; one is added, the other refused with its reason
     go_to(d, "Maintainers")
     sign_in(d, "spanner")
     upload = wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "input[type='file']")))
-    staged = server["tmp"] / "class-10_science_light.pdf"
-    shutil.copyfile(SAMPLE / "class-10" / "science" / "sci01.pdf", staged)
-    upload.send_keys(str(staged))
-    wait(d, 30).until(lambda drv: "class-10_science_light.pdf" in drv.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text)
+    sys.path.insert(0, str(Path(__file__).parent))
+    from helpers_library import make_pdf
+
+    good = make_pdf(server["tmp"] / "upload" / "class-10_science_electricity.pdf", NEW_CHAPTER)
+    bad = server["tmp"] / "upload" / "scanned-notes.pdf"
+    bad.write_bytes(b"this is a photo of my notebook, not a PDF")
+    upload.send_keys(f"{good}\n{bad}")
+    main = d.find_element(By.CSS_SELECTOR, "[data-testid='stMain']")
+    wait(d, 30).until(lambda drv: "scanned-notes.pdf" in main.text and "class-10_science_electricity.pdf" in main.text)
     idle(d)
+    add = next(b for b in d.find_elements(By.CSS_SELECTOR, "[data-testid='stBaseButton-primary']")
+               if "Add to the library" in b.text)
+    add.click()
+    wait(d, 180).until(lambda drv: "Last upload" in drv.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text)
+    idle(d)
+    main = d.find_element(By.CSS_SELECTOR, "[data-testid='stMain']")
+    assert "Added Electricity" in main.text or "Added Chapter 3" in main.text or "Added" in main.text
+    assert "scanned-notes.pdf is not a PDF file" in main.text
     shots(d, "maintainers")
+    from tutor.shelf import ShelfStore
+
+    shelf = ShelfStore(server["tmp"] / "index").manifest("10", "science")
+    assert "class-10_science_electricity.pdf" in shelf.chapters and "scanned-notes.pdf" not in shelf.chapters
+    kept = server["tmp"] / "data" / "uploads" / "class-10" / "science" / "class-10_science_electricity.pdf"
+    assert kept.exists()
     assert not d.find_elements(By.CSS_SELECTOR, "[data-testid='stException']")

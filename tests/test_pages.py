@@ -15,9 +15,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 try:
-    from helpers_library import SOIL_PAGES, make_library, make_pdf
+    from helpers_library import SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
 except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import SOIL_PAGES, make_library, make_pdf
+    from tests.helpers_library import SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the installed package
@@ -25,12 +25,12 @@ sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the in
 import ui_common as ui  # noqa: E402
 from tutor.audit import AuditLog
 from tutor.embedding import HashEmbedder
-from tutor.ingest import discover, ingest
+from tutor.ingest import Progress, discover, ingest
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
 from tutor.result import REASONS, REFUSAL_SENTENCE
 from tutor.retrieval import Library
-from tutor.shelf import ShelfStore
+from tutor.shelf import ShelfKey, ShelfStore
 
 APP = REPO / "app.py"
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
@@ -153,11 +153,15 @@ def test_history_and_shelf_choice_survive_page_switches(env):
     at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
     assert "cotton" in at.chat_message[-1].markdown[0].value
     open_page(at, "teachers")
+    assert "Textbook Tutor" in texts(at.sidebar)  # the page ran inside app.py's navigation, not on its own
     open_page(at, "ask")
     assert at.selectbox(key="_pick_subject").value == "social-science"
     assert len(at.chat_message) == 2  # the question and its answer are still there
     open_page(at, "read")
     assert at.selectbox(key="_pick_subject").value == "social-science"
+    open_page(at, "ask")
+    at.button(key="ask_new").click().run()
+    assert not at.chat_message and "This shelf has" in texts(at)
 
 
 # ---------------------------------------------------------------------------------------------- students: read
@@ -227,6 +231,14 @@ def test_teachers_page_wrong_password_shows_no_data(env):
     sign_in(at, "duster")
     assert at.error and "not right" in at.error[0].value
     assert not at.dataframe and not at.metric
+
+
+def test_teachers_page_with_an_empty_log_says_so(env):
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    sign_in(at, "chalk")
+    assert not at.exception
+    assert "No questions have been asked yet" in at.info[0].value
+    assert not at.dataframe
 
 
 def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
@@ -309,24 +321,28 @@ def test_maintainers_page_wrong_password_shows_nothing(env):
 
 def test_upload_of_a_good_and_a_bad_pdf(env, tmp_path):
     good = make_pdf(tmp_path / "upload" / "soil.pdf", SOIL_PAGES).read_bytes()
+    scan = make_image_only_pdf(tmp_path / "upload" / "scan.pdf").read_bytes()
     at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
     sign_in(at, "spanner")
     assert not at.exception
     at.file_uploader[0].set_value([
         ("../../Class-9 Geography Soils.pdf", good, "application/pdf"),
         ("notes.pdf", b"these are my notes, not a PDF", "application/pdf"),
+        ("Scanned page.pdf", scan, "application/pdf"),
     ]).run()
     # class and subject come from the file name where it says them, else from the student's selected shelf
     boxes = {t.key: t.value for t in at.text_input if t.key and t.key.startswith("up_")}
-    assert sorted(v for k, v in boxes.items() if k.startswith("up_class_")) == ["10", "9"]
-    assert sorted(v for k, v in boxes.items() if k.startswith("up_subject_")) == ["geography", "science"]
+    assert sorted(v for k, v in boxes.items() if k.startswith("up_class_")) == ["10", "10", "9"]
+    assert sorted(v for k, v in boxes.items() if k.startswith("up_subject_")) == ["geography", "science", "science"]
     at.button(key="up_add").click().run()
     assert not at.exception
 
     ok = [s.value for s in at.success]
     bad = [e.value for e in at.error]
     assert len(ok) == 1 and "class-9-geography-soils.pdf" in ok[0] and "Soil as a Resource" in ok[0]
-    assert len(bad) == 1 and "notes.pdf" in bad[0] and "is not a PDF file" in bad[0] and "not added" in bad[0]
+    assert len(bad) == 2 and all("not added" in b for b in bad)
+    assert any("notes.pdf" in b and "is not a PDF file" in b for b in bad)
+    assert any("scanned-page.pdf" in b and "has no text layer" in b for b in bad)
 
     store = ShelfStore(env["index"])
     manifest = store.manifest("9", "geography")
@@ -334,7 +350,15 @@ def test_upload_of_a_good_and_a_bad_pdf(env, tmp_path):
     assert "notes.pdf" not in store.manifest("10", "science").chapters
     kept = sorted(p.relative_to(env["data"]).as_posix() for p in (env["data"] / "uploads").rglob("*.pdf"))
     assert kept == ["uploads/class-9/geography/class-9-geography-soils.pdf"]  # the good file only, sanitised
-    assert not list(tmp_path.parent.glob("evil*")) and not (env["data"].parent / "Class-9 Geography Soils.pdf").exists()
+    assert not (env["data"].parent / "Class-9 Geography Soils.pdf").exists()
+
+    # the kept PDF lets the new shelf be rebuilt from scratch
+    at.selectbox(key="m_shelf").set_value(ShelfKey("9", "geography")).run()
+    assert at.dataframe[-1].value["PDF kept"].tolist() == ["yes"]
+    at.button(key="m_rebuild").click().run()
+    assert not at.exception
+    assert "1 chapter(s) re-read, 0 carried over" in at.success[0].value
+    assert list(ShelfStore(env["index"]).manifest("9", "geography").chapters) == ["class-9-geography-soils.pdf"]
 
 
 def test_upload_with_an_invalid_subject_is_stopped_before_ingest(env, tmp_path):
@@ -379,6 +403,17 @@ def test_safe_pdf_name_never_returns_a_path():
     assert ui.safe_pdf_name("C:\\Users\\x\\Chapter 3 – Métaux.PDF") == "chapter-3-metaux.pdf"
     assert ui.safe_pdf_name("...pdf") == "chapter.pdf"
     assert ui.safe_pdf_name("a.pdf", taken={"a.pdf"}) == "a-2.pdf"
+
+
+def test_one_progress_bar_for_a_whole_ingest():
+    events = [Progress("hash", 0, 2, "a.pdf"), Progress("hash", 1, 2, "b.pdf"), Progress("extract", 1, 2, "a.pdf"),
+              Progress("extract", 2, 2, "b.pdf"), Progress("embed", 64, 100), Progress("embed", 100, 100),
+              Progress("write", 0, 1, message="writing"), Progress("write", 1, 1, message="swapped in"),
+              Progress("done", 1, 1)]
+    fractions = [ui.progress_fraction(p) for p in events]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert ui.progress_text(events[2]) == "Reading the text of a.pdf"
+    assert ui.progress_text(events[4]) == "Indexing passages: 64 of 100"
 
 
 def test_guess_shelf_from_file_name():

@@ -198,30 +198,25 @@ def _print_report(r: dict) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from tutor.evaluate import (CALIBRATED, gate_values, judge, load_questions, pareto, permissive, recommend,
-                                trade_off)
+    from tutor.evaluate import CALIBRATED, IDEAS, ideas_report, pareto, record_gate, recommend, trade_off
 
-    qs = [q for path in args.questions for q in load_questions(path, args.limit)]
-    indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
+    from tutor.evaluate import load_questions
+
+    files = {str(path): load_questions(path, args.limit) for path in args.questions}
+    indexes = _eval_library(args.libraries, {q.library for qs in files.values() for q in qs}, args.eval_index)
     tutors = {name: _tutor(path, args.policy, "extractive", audit=False) for name, path in indexes.items()}
     base = next(iter(tutors.values())).policy
-    for t in tutors.values():
-        t.policy = permissive(base)
-    records = []
-    for q in qs:
-        ans = tutors[q.library].ask(q.question, q.klass, q.subject)
-        j = judge(q, ans)
-        records.append({"expect": q.expect, "origin": q.origin, "gate": gate_values(ans),
-                        "passes_checks": not ans.was_refusal, "covered_if_answered": j["covered"]})
+    records = {f: record_gate(qs, tutors) for f, qs in files.items()}
+    primary = next(iter(records))
     grid = {
         "min_confidence": [round(0.30 + 0.01 * i, 2) for i in range(31)],
         "unknown_term_penalty": [0.0, 0.2, 0.3, 0.5],
         "min_term_coverage": [0.0, 0.1, 0.2, 0.3],
         "min_sentence_coverage": [0.0, 0.15, 0.25, 0.35],
     }
-    curve = trade_off(records, base, grid)
+    curve = trade_off(records[primary], base, grid)
     front = pareto(curve)
-    print("trade-off curve (Pareto front): false acceptance -> best coverage, with the policy")
+    print(f"trade-off curve on {Path(primary).name} (Pareto front): false acceptance -> best coverage, with the policy")
     for c in front:
         print(f"  FA {100 * c['false_acceptance_rate']:5.1f}%  coverage {100 * c['coverage']:5.1f}%  "
               + ", ".join(f"{k}={c[k]}" for k in CALIBRATED))
@@ -229,14 +224,45 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if rec is None:
         print(f"no policy reaches false acceptance <= {args.target_fa}")
         return 1
+    chosen = base.with_values(**{k: rec[k] for k in CALIBRATED})
     print(f"\nrecommended at FA <= {100 * args.target_fa:.1f}%: coverage {100 * rec['coverage']:.1f}%, "
           f"FA {100 * rec['false_acceptance_rate']:.1f}%: " + ", ".join(f"{k}={rec[k]}" for k in CALIBRATED))
+    report = {"front": front, "recommended": rec, "target_fa": args.target_fa, "files": {}}
+    for f, recs in records.items():
+        rows = ideas_report(recs, chosen, grid)
+        report["files"][f] = rows
+        print(f"\nwhat each idea buys on {Path(f).name} (cumulative; FA and coverage at the recommended thresholds, "
+              f"then the best coverage any threshold gives at FA <= {100 * args.target_fa:.0f}% and <= 50%):")
+        for r in rows:
+            print(f"  {r['idea']:34} FA {100 * r['false_acceptance_rate']:5.1f}%  coverage {100 * r['coverage']:5.1f}%   "
+                  f"best cov @FA<={100 * args.target_fa:.0f}%: {100 * r['best_coverage_at_target']:5.1f}%   "
+                  f"@FA<=50%: {100 * r['best_coverage_at_50']:5.1f}%   ROC AUC of its score {r['auc']:.3f}")
     if args.json_out:
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps({"front": front, "recommended": rec, "target_fa": args.target_fa}, indent=2))
+        args.json_out.write_text(json.dumps(report, indent=2))
     if args.write:
-        args.write.write_text(base.with_values(**{k: rec[k] for k in CALIBRATED}).to_toml())
+        args.write.write_text(chosen.to_toml())
         print(f"policy written to {args.write}")
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace) -> int:
+    from tutor.evaluate import load_questions, retrieval_recall
+    from tutor.retrieval import Library
+
+    qs = load_questions(args.questions)
+    indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
+    libs = {name: Library(path) for name, path in indexes.items()}
+    r = retrieval_recall(qs, libs.__getitem__, args.k)
+    print(f"recall@{r['k']} over {r['questions']} answerable questions ({r['with_gold_pages']} with gold pages)")
+    print(f"  chapter level: {100 * r['chapter_recall']['evidence']:.1f}% counting evidence chunks only "
+          f"({100 * r['chapter_recall']['any']:.1f}% if the chunk that prints the question may count)")
+    if r["with_gold_pages"]:
+        print(f"  page level:    {100 * r['page_recall']['evidence']:.1f}% counting evidence chunks only "
+              f"({100 * r['page_recall']['any']:.1f}% if the chunk that prints the question may count)")
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps(r, indent=2))
     return 0
 
 
@@ -300,6 +326,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, dest="json_out")
     p.add_argument("--write", type=Path, help="write the recommended policy as TOML here")
     p.set_defaults(fn=cmd_calibrate)
+
+    p = sub.add_parser("recall", help="retrieval recall@k (chapter and page level) on labelled questions")
+    p.add_argument("questions", type=Path)
+    p.add_argument("--libraries", type=Path, required=True)
+    p.add_argument("-k", type=int, default=5)
+    p.add_argument("--eval-index", type=Path, default=None)
+    p.add_argument("--json", type=Path, dest="json_out")
+    p.set_defaults(fn=cmd_recall)
 
     p = sub.add_parser("bench", help="latency, ingest throughput, cold start and scale, against plain LlamaIndex")
     p.add_argument("--libraries", type=Path, required=True)

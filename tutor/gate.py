@@ -28,6 +28,7 @@ class Candidate:
     coverage: float  # IDF-weighted share of question terms in this sentence and its neighbours
     numbers_ok: bool
     polarity_ok: bool = True  # a negated question needs a negation beside the answer
+    type_ok: bool = True  # the kind of answer the question asks for (a number, a date, a name) is beside it
     rank_score: float = 0.0  # coverage with small preferences (definitions up, captions and instructions down)
 
 
@@ -66,23 +67,74 @@ def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]
     """
     q_numbers = key_numbers(question)
     q_negated = negated(question)
+    q_type = answer_type(question)
     out: list[Candidate] = []
     for hit in evidence:
         sents = hit.chunk.sentence_texts()
         term_sets = [term_set(s) for s, _ in sents]
         for i, (s, page) in enumerate(sents):
-            if len(s.split()) < 4 or is_asking(s):
+            # headings and captions end without a full stop: they name a topic, they do not state anything
+            if len(s.split()) < 4 or is_asking(s) or not _STATES.search(s):
                 continue
             window = set().union(*term_sets[max(0, i - 1) : i + 2])
             cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)
             win_text = " ".join(t for t, _ in sents[max(0, i - 1) : i + 2])
             out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text),
-                                 not q_negated or negated(win_text), _rank_score(s, cov, hit.score)))
+                                 not q_negated or negated(win_text), q_type is None or bool(q_type.search(win_text)),
+                                 _rank_score(s, cov, hit.score)))
     # ties: the better-retrieved chunk first, then reading order
     out.sort(key=lambda c: (-round(c.rank_score, 6), c.hit.rank, c.index))
     return out
 
 
+_STATES = re.compile(r"[.!;:)\"'”’]\s*$")
+_ASKS_DEFINITION = re.compile(
+    r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
+    r"(?P<term>[^?.,;]{3,60}?)\s*[?.]?\s*$", re.I)
+_DEFINING = re.compile(r"\b(?:is|are)\s+(?:called|known\s+as|termed|defined\s+as)\b|\bmeans\b|\brefers?\s+to\b", re.I)
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+
+
+def definition_sentence(question: str, candidates: list[Candidate]) -> Candidate | None:
+    """For "What is X?" / "Define X": an evidence sentence that defines X in so many words ("... is called X",
+    "X is ...", "X means ..."). Embeddings of a long paragraph can miss a definition a reader sees at once."""
+    m = _ASKS_DEFINITION.match(question.strip())
+    if not m or not content_terms(m.group("term")):
+        return None
+    term = _words(m.group("term"))
+    for c in candidates:
+        w = _words(c.text)
+        if term in w and (_DEFINING.search(c.text) or w.startswith(term + "is ") or w.startswith(term + "are ")
+                          or re.search(term.strip() + r" (?:is|are) (?:a|an|the) ", w)):
+            return c
+    return None
+
+
+_NUMBER_WORDS = r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|half|dozen|several|many|few)\b"
+_MONTHS = r"January|February|March|April|May|June|July|August|September|October|November|December"
+_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"^(?:how\s+(?:many|much|long|far|old|big|large|high|tall)|what\s+(?:percentage|percent|proportion|"
+                r"fraction|number|amount)|at\s+what\s+(?:age|rate|speed|temperature))\b", re.I),
+     re.compile(_NUMBER_WORDS, re.I)),
+    (re.compile(r"^(?:when|in\s+(?:what|which)\s+(?:year|century|decade|month)|what\s+(?:year|century|decade|date))\b", re.I),
+     re.compile(r"\d|\b(?:" + _MONTHS + r")\b|\bcentury\b|\b(?:before|after|during|until|since)\b", re.I)),
+    (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\b(?:[A-Z]{2,})\b")),
+]
+
+
+def answer_type(question: str) -> re.Pattern[str] | None:
+    """What a factual question's answer must contain: a number (how many), a date (when), a name (who)."""
+    q = question.strip()
+    for asks, needs in _ANSWER_TYPES:
+        if asks.match(q):
+            return needs
+    return None
+
+
+_EXPLAINING = re.compile(r"^(?:why|how|explain|describe|discuss|give reasons?|justify|what happens)\b", re.I)
 _DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b|\bis the (?:process|property)\b", re.I)
 _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
 
@@ -146,19 +198,25 @@ def decide(
     weights = term_weights(question, stats)
     unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
     adjusted = best - policy.unknown_term_penalty * unknown
-    checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score, round(best, 4), policy.offtopic_max_score,
-                        "best evidence score on the chosen shelf", "off_topic"))
+    definition = None
+    if policy.accept_definitions and evidence and rerank is None:
+        definition = definition_sentence(question, rank_sentences(question, evidence, weights))
+    checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score or definition is not None, round(best, 4),
+                        policy.offtopic_max_score, "best evidence score on the chosen shelf"
+                        + ("; the evidence defines the term asked about" if definition is not None else ""), "off_topic"))
     if rerank is not None:
         top = max((rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0)
         checks.append(Check("rerank_confidence", GATE, top >= policy.min_rerank_score, top, policy.min_rerank_score,
                             "best reranker relevance (0-3)", "low_confidence"))
     else:
-        checks.append(Check("confidence", GATE, adjusted >= policy.min_confidence, round(adjusted, 4), policy.min_confidence,
-                            f"best score {best:.3f} less {policy.unknown_term_penalty} x unknown-term share {unknown:.2f}",
-                            "low_confidence"))
+        detail = f"best score {best:.3f} less {policy.unknown_term_penalty} x unknown-term share {unknown:.2f}"
+        if definition is not None:
+            detail += f"; the evidence defines the term asked about (p. {definition.page}), which is enough"
+        checks.append(Check("confidence", GATE, adjusted >= policy.min_confidence or definition is not None,
+                            round(adjusted, 4), policy.min_confidence, detail, "low_confidence"))
         mean = sum(h.score for h in evidence) / len(evidence) if evidence else -1.0
-        checks.append(Check("mean_confidence", GATE, mean >= policy.min_mean_confidence, round(mean, 4),
-                            policy.min_mean_confidence, "mean score of the evidence chunks", "low_confidence"))
+        checks.append(Check("mean_confidence", GATE, mean >= policy.min_mean_confidence or definition is not None,
+                            round(mean, 4), policy.min_mean_confidence, "mean score of the evidence chunks", "low_confidence"))
     present = set().union(*(term_set(h.chunk.text) for h in evidence[:3])) if evidence else set()
     coverage = weighted_share(weights, present) if weights else 1.0
     checks.append(Check("term_coverage", GATE, coverage >= policy.min_term_coverage, round(coverage, 4),
@@ -170,21 +228,33 @@ def decide(
                             "top-1 over top-2 score (different sections)", "no_clear_winner"))
 
     candidates = rank_sentences(question, evidence, weights) if evidence else []
+    if definition is not None:  # the defining sentence leads the answer
+        candidates = [c for c in candidates if c.text == definition.text][:1] + [c for c in candidates if c.text != definition.text]
     top_cand = max(candidates, key=lambda c: c.coverage) if candidates else None
     checks.append(Check("answerability", GATE, bool(top_cand) and top_cand.coverage >= policy.min_sentence_coverage,
                         round(top_cand.coverage, 4) if top_cand else 0.0, policy.min_sentence_coverage,
                         "share of the question's terms in the best sentence of the evidence", "not_answerable"))
     q_numbers = key_numbers(question)
-    numbers_ok = any(c.numbers_ok for c in candidates[:3]) if q_numbers else True
+    # the numbers a question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
+    numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
     if policy.require_question_numbers and q_numbers:
         ok = numbers_ok
         checks.append(Check("question_numbers", GATE, ok, ", ".join(sorted(q_numbers)), "present",
                             "numbers in the question must appear beside the answer", "not_answerable"))
 
-    polarity_ok = any(c.polarity_ok for c in candidates[:3]) if negated(question) else True
-    if policy.require_negation_match and negated(question):
+    # a factual question asking what is NOT so ("Which city did not ...?") must find a negation beside its answer;
+    # a why/how question about a negative fact ("Why does dry HCl not ...?") asks for an explanation instead
+    factoid_negated = negated(question) and not _EXPLAINING.match(question.strip())
+    polarity_ok = any(c.polarity_ok for c in candidates[:3]) if factoid_negated else True
+    if policy.require_negation_match and factoid_negated:
         checks.append(Check("negation", GATE, polarity_ok, "negated question", "negation beside the answer",
                             "a question asking what is NOT so needs the book to say so", "not_answerable"))
+
+    type_ok = any(c.type_ok for c in candidates[:3]) if answer_type(question) is not None else True
+    if policy.require_answer_type and answer_type(question) is not None:
+        checks.append(Check("answer_type", GATE, type_ok, "typed question", "that type beside the answer",
+                            "a how-many, when or who question needs a number, a date or a name beside the answer",
+                            "not_answerable"))
 
     failed = [c for c in checks if not c.passed]
     reason = failed[0].reason if failed else "answered"
@@ -204,5 +274,6 @@ def decide(
         values={"best": best, "adjusted": adjusted, "unknown": unknown, "coverage": coverage,
                 "sentence_coverage": top_cand.coverage if top_cand else 0.0,
                 "mean": sum(h.score for h in evidence) / len(evidence) if evidence else -1.0,
-                "numbers_ok": float(numbers_ok), "polarity_ok": float(polarity_ok)},
+                "numbers_ok": float(numbers_ok), "polarity_ok": float(polarity_ok),
+                "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok)},
     )

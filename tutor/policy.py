@@ -35,6 +35,7 @@ class Policy:
     min_mean_confidence: float = _f(0.35, "mean score of the evidence chunks used", -1, 1)
     evidence_drop: float = _f(0.12, "a chunk is evidence if it scores within this of the best", 0, 2)
     near_miss_margin: float = _f(0.08, "chunks this far below the evidence band are logged as near misses", 0, 2)
+    accept_definitions: bool = _f(True, "a sentence of the evidence that defines the term asked about is enough confidence")
     unknown_term_penalty: float = _f(0.3, "subtracted per unit of the question's weighted share of terms the shelf never uses", 0, 5)
     min_term_coverage: float = _f(0.1, "weighted share of the question's terms the evidence must contain", 0, 1)
     # gate: off-topic and wrong shelf
@@ -49,7 +50,8 @@ class Policy:
     max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
-    require_negation_match: bool = _f(True, "a negated question needs a negation beside the answer")
+    require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
+    require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the answer")
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
     min_sentence_similarity: float = _f(0.5, "cosine similarity of a sentence to the chunk it cites", -1, 1)
