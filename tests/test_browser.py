@@ -147,10 +147,20 @@ def wait(driver, timeout: float = 60):
 
 
 def idle(driver, timeout: float = 90) -> None:
-    """Wait until the app has finished its script run (no running indicator)."""
-    time.sleep(0.4)
-    wait(driver, timeout).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "[data-testid='stStatusWidget']"))
+    """Wait until the app's script run is over, and has stayed over for half a second (no rerun queued)."""
+    state = "[data-testid='stApp'][data-test-script-state='notRunning']"
+    deadline = time.time() + timeout
     time.sleep(0.3)
+    quiet_since = None
+    while time.time() < deadline:
+        if driver.find_elements(By.CSS_SELECTOR, state):
+            quiet_since = quiet_since or time.time()
+            if time.time() - quiet_since >= 0.5:
+                return
+        else:
+            quiet_since = None
+        time.sleep(0.1)
+    raise TimeoutException(f"the app was still running after {timeout}s")
 
 
 def choose(driver, label: str, option: str) -> None:
@@ -209,7 +219,8 @@ def test_student_and_staff_journey(server, browser, shots):
     source = expander(reply, "Money and Credit")
     assert "page" in source.text
     source.click()
-    wait(d, 10).until(lambda drv: "Passage from soc02.pdf" in reply.text)
+    opened = source.find_element(By.XPATH, "./ancestor::details")
+    wait(d, 30).until(lambda drv: "Passage from soc02.pdf" in opened.text)
     source.click()
 
     # Diagnostics: the checks with values and thresholds, the evidence with scores, the stage timings

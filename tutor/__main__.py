@@ -215,18 +215,30 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         "min_sentence_coverage": [0.0, 0.15, 0.25, 0.35],
     }
     curve = trade_off(records[primary], base, grid)
+    # the other files bound the choice: a policy must also keep their false acceptance and coverage in bounds
+    for f in list(records)[1:]:
+        other = trade_off(records[f], base, grid)
+        for c, o in zip(curve, other):
+            c.setdefault("others", {})[Path(f).name] = {"false_acceptance_rate": o["false_acceptance_rate"],
+                                                         "coverage": o["coverage"]}
     front = pareto(curve)
     print(f"trade-off curve on {Path(primary).name} (Pareto front): false acceptance -> best coverage, with the policy")
     for c in front:
         print(f"  FA {100 * c['false_acceptance_rate']:5.1f}%  coverage {100 * c['coverage']:5.1f}%  "
               + ", ".join(f"{k}={c[k]}" for k in CALIBRATED))
-    rec = recommend(curve, args.target_fa)
+    allowed = [c for c in curve if all(o["false_acceptance_rate"] <= args.others_max_fa and o["coverage"] >= args.others_min_coverage
+                                       for o in c.get("others", {}).values())]
+    rec = recommend(allowed, args.target_fa)
     if rec is None:
-        print(f"no policy reaches false acceptance <= {args.target_fa}")
+        print(f"no policy reaches false acceptance <= {args.target_fa} on {Path(primary).name} while the other files "
+              f"stay within FA <= {args.others_max_fa} and coverage >= {args.others_min_coverage}")
         return 1
     chosen = base.with_values(**{k: rec[k] for k in CALIBRATED})
     print(f"\nrecommended at FA <= {100 * args.target_fa:.1f}%: coverage {100 * rec['coverage']:.1f}%, "
           f"FA {100 * rec['false_acceptance_rate']:.1f}%: " + ", ".join(f"{k}={rec[k]}" for k in CALIBRATED))
+    for name, o in rec.get("others", {}).items():
+        print(f"  on {name}: FA {100 * o['false_acceptance_rate']:.1f}%, coverage {100 * o['coverage']:.1f}% "
+              f"(bounds: FA <= {100 * args.others_max_fa:.0f}%, coverage >= {100 * args.others_min_coverage:.0f}%)")
     report = {"front": front, "recommended": rec, "target_fa": args.target_fa, "files": {}}
     for f, recs in records.items():
         rows = ideas_report(recs, chosen, grid)
@@ -319,7 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("calibrate", help="search the thresholds: false acceptance against coverage")
     p.add_argument("questions", type=Path, nargs="+")
     p.add_argument("--libraries", type=Path, required=True)
-    p.add_argument("--target-fa", type=float, default=0.02, help="highest false-acceptance rate allowed")
+    p.add_argument("--target-fa", type=float, default=0.02, help="highest false-acceptance rate allowed on the first file")
+    p.add_argument("--others-max-fa", type=float, default=0.5, help="highest false-acceptance rate on the other files")
+    p.add_argument("--others-min-coverage", type=float, default=0.5, help="least coverage on the other files")
     p.add_argument("--limit", type=int)
     p.add_argument("--policy", type=Path)
     p.add_argument("--eval-index", type=Path, default=None)

@@ -134,14 +134,14 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
     return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
             "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
             "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0), "definition": m.get("definition", 0.0),
-            "type_ok": m.get("type_ok", 1.0)}
+            "type_ok": m.get("type_ok", 1.0), "names_ok": m.get("names_ok", 1.0)}
 
 
 def permissive(policy: Policy) -> Policy:
     """The policy with every calibrated threshold opened, so each question reaches the answer checks."""
     return policy.with_values(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
                               min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
-                              require_negation_match=False, require_answer_type=False)
+                              require_negation_match=False, require_answer_type=False, require_names=False)
 
 
 def accepts(g: dict[str, float], policy: Policy) -> bool:
@@ -151,7 +151,8 @@ def accepts(g: dict[str, float], policy: Policy) -> bool:
             and g["term_coverage"] >= policy.min_term_coverage and g["answerability"] >= policy.min_sentence_coverage
             and (g["numbers_ok"] >= 1 or not policy.require_question_numbers)
             and (g["polarity_ok"] >= 1 or not policy.require_negation_match)
-            and (g.get("type_ok", 1.0) >= 1 or not policy.require_answer_type))
+            and (g.get("type_ok", 1.0) >= 1 or not policy.require_answer_type)
+            and (g.get("names_ok", 1.0) >= 1 or not policy.require_names))
 
 
 def trade_off(records: list[dict[str, Any]], base: Policy, grid: dict[str, list[float]]) -> list[dict[str, Any]]:
@@ -217,14 +218,15 @@ def record_gate(questions: list[Question], tutors: dict[str, Any]) -> list[dict[
 # the ideas, in the order they were added; each row of the report switches on one more
 _ALL_OFF: dict[str, Any] = {"unknown_term_penalty": 0.0, "min_term_coverage": 0.0, "min_sentence_coverage": 0.0,
                             "accept_definitions": False, "require_question_numbers": False,
-                            "require_negation_match": False, "require_answer_type": False}
+                            "require_negation_match": False, "require_answer_type": False, "require_names": False}
 _ORDER = [("best evidence score only", ()), ("+ unknown-term penalty", ("unknown_term_penalty",)),
           ("+ term coverage of the evidence", ("min_term_coverage",)),
           ("+ sentence-level answerability", ("min_sentence_coverage",)),
           ("+ definitions found in so many words", ("accept_definitions",)),
           ("+ key numbers beside the answer", ("require_question_numbers",)),
           ("+ negation match (factual questions)", ("require_negation_match",)),
-          ("+ answer type (number, date, name)", ("require_answer_type",))]
+          ("+ answer type (number, date, name)", ("require_answer_type",)),
+          ("+ names of the question in the evidence", ("require_names",))]
 IDEAS: list[tuple[str, dict[str, Any]]] = []
 _on: set[str] = set()
 for _name, _keys in _ORDER:

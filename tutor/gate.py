@@ -12,7 +12,7 @@ from tutor.chunking import is_asking
 from tutor.policy import Policy
 from tutor.result import Check
 from tutor.shelf import Hit, ShelfKey
-from tutor.text import TermStats, content_terms, key_numbers, negated, numbers, term_set
+from tutor.text import TermStats, content_terms, has_phrase, key_numbers, name_phrases, negated, numbers, term_set
 
 GATE = "gate"
 
@@ -119,7 +119,9 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(r"^(?:how\s+(?:many|much|long|far|old|big|large|high|tall)|what\s+(?:percentage|percent|proportion|"
                 r"fraction|number|amount)|at\s+what\s+(?:age|rate|speed|temperature))\b", re.I),
      re.compile(_NUMBER_WORDS, re.I)),
-    (re.compile(r"^(?:when|in\s+(?:what|which)\s+(?:year|century|decade|month)|what\s+(?:year|century|decade|date))\b", re.I),
+    # "When did/was ...?" asks for a time; "When does a short circuit occur?" asks for a condition
+    (re.compile(r"^(?:when\s+(?:did|was|were|had)|in\s+(?:what|which)\s+(?:year|century|decade|month)|"
+                r"what\s+(?:year|century|decade|date))\b", re.I),
      re.compile(r"\d|\b(?:" + _MONTHS + r")\b|\bcentury\b|\b(?:before|after|during|until|since)\b", re.I)),
     (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\b(?:[A-Z]{2,})\b")),
 ]
@@ -134,7 +136,15 @@ def answer_type(question: str) -> re.Pattern[str] | None:
     return None
 
 
-_EXPLAINING = re.compile(r"^(?:why|how|explain|describe|discuss|give reasons?|justify|what happens)\b", re.I)
+_FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b(?!.*\b(?:why|reasons?|explain)\b)",
+                      re.I)
+
+
+def is_factoid(question: str) -> bool:
+    """A one-sentence question after a fact (what, which, who, when, where, how many), not an explanation: only such
+    questions are held to the numbers and negations they contain (an explanation may rightly word things apart)."""
+    q = question.strip()
+    return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
 _DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b|\bis the (?:process|property)\b", re.I)
 _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
 
@@ -234,8 +244,8 @@ def decide(
     checks.append(Check("answerability", GATE, bool(top_cand) and top_cand.coverage >= policy.min_sentence_coverage,
                         round(top_cand.coverage, 4) if top_cand else 0.0, policy.min_sentence_coverage,
                         "share of the question's terms in the best sentence of the evidence", "not_answerable"))
-    q_numbers = key_numbers(question)
-    # the numbers a question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
+    q_numbers = key_numbers(question) if is_factoid(question) else set()
+    # the numbers a factual question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
     numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
     if policy.require_question_numbers and q_numbers:
         ok = numbers_ok
@@ -244,11 +254,19 @@ def decide(
 
     # a factual question asking what is NOT so ("Which city did not ...?") must find a negation beside its answer;
     # a why/how question about a negative fact ("Why does dry HCl not ...?") asks for an explanation instead
-    factoid_negated = negated(question) and not _EXPLAINING.match(question.strip())
+    factoid_negated = negated(question) and is_factoid(question)
     polarity_ok = any(c.polarity_ok for c in candidates[:3]) if factoid_negated else True
     if policy.require_negation_match and factoid_negated:
         checks.append(Check("negation", GATE, polarity_ok, "negated question", "negation beside the answer",
                             "a question asking what is NOT so needs the book to say so", "not_answerable"))
+
+    # the names a factual question turns on ("New France", "Circuit Switching") must occur in the evidence
+    evidence_words = _words(" ".join(h.chunk.text for h in evidence))
+    q_names = name_phrases(question) if is_factoid(question) else []
+    missing_names = [n for n in q_names if not has_phrase(evidence_words, n)]
+    if policy.require_names and q_names:
+        checks.append(Check("names", GATE, not missing_names, ", ".join(missing_names) or "all present", "present",
+                            "names in the question must occur in the evidence", "not_answerable"))
 
     type_ok = any(c.type_ok for c in candidates[:3]) if answer_type(question) is not None else True
     if policy.require_answer_type and answer_type(question) is not None:
@@ -275,5 +293,6 @@ def decide(
                 "sentence_coverage": top_cand.coverage if top_cand else 0.0,
                 "mean": sum(h.score for h in evidence) / len(evidence) if evidence else -1.0,
                 "numbers_ok": float(numbers_ok), "polarity_ok": float(polarity_ok),
-                "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok)},
+                "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok),
+                "names_ok": float(not missing_names)},
     )

@@ -51,6 +51,7 @@ class Policy:
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
+    require_names: bool = _f(True, "proper names in the question must occur in the evidence")
     require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the answer")
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)

@@ -105,6 +105,34 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
+_CAP_RUN = re.compile(r"(?:[A-Z][\w'’-]*|[A-Z]{2,}\w*)(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'’-]*)*")
+
+
+def name_phrases(question: str) -> list[str]:
+    """Proper names a question turns on: runs of capitalised words that do not open a sentence or a list item
+    ("New France", "Circuit Switching"), lower-cased; chemical formulas and one-letter tokens are not names."""
+    out = []
+    for sent in re.split(r"[.?!:;]\s+|\s\(?[a-zA-Z0-9]{1,3}[.)]\s", question.strip()):
+        words = re.sub(r"^\(?[a-zA-Z0-9]{1,3}[.)]\s+", "", sent).split(maxsplit=1)
+        rest = words[1] if len(words) > 1 else ""
+        for m in _CAP_RUN.finditer(rest):
+            kept = [w for w in m.group(0).split()
+                    if w.lower() not in {"i", "what", "which", "who", "why", "how"} and not re.search(r"\d", w)]
+            phrase = re.sub(r"'s\b", "", " ".join(kept).lower().replace("’", "'"))
+            if sum(c.isalpha() for c in phrase) >= 3:
+                out.append(phrase)
+    return out
+
+
+def has_phrase(text_words: str, phrase: str) -> bool:
+    """Whether a lower-cased phrase occurs in text (given as " word word ... "), allowing a plural or possessive."""
+    words = re.findall(r"[a-z0-9]+", phrase)
+    if not words:
+        return True
+    pattern = r" " + r"(?:s|es)?\d* ".join(re.escape(w) for w in words) + r"(?:s|es|s')?\d* "
+    return re.search(pattern, text_words) is not None
+
+
 def names(text: str) -> set[str]:
     """Capitalised words not at a sentence start and not stopwords: a cheap stand-in for named entities."""
     out = set()
