@@ -402,3 +402,17 @@ def test_refusal_names_the_display_name_not_the_temp_file(tmp_path):
     err = _refusal(fake, display_name="Chapter 3.pdf")
     assert err.file == "Chapter 3.pdf"
     assert "tmp8f3a" not in str(err)
+
+
+def test_bare_page_numbers_at_page_edges_are_dropped_even_in_a_short_document():
+    pages = ["2.3 Credit\nConsider a potter who borrows money.\n1", "2\nHe repays the loan after the festival.\n2"]
+    cleaned, _, _ = clean_pages(pages)
+    assert cleaned[0].splitlines()[-1] == "Consider a potter who borrows money."
+    assert cleaned[1].splitlines() == ["He repays the loan after the festival."]
+
+
+def test_pdf_refused_survives_a_process_boundary():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(PdfRefused("a.pdf", "is blank: no page has any text", "blank")))
+    assert (e.file, e.code, str(e)) == ("a.pdf", "blank", "a.pdf: is blank: no page has any text")

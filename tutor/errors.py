@@ -16,6 +16,9 @@ class PdfRefused(TutorError):
         self.file, self.cause, self.code = file, cause, code
         super().__init__(f"{file}: {cause}")
 
+    def __reduce__(self):  # crosses process boundaries (extraction runs in worker processes)
+        return (PdfRefused, (self.file, self.cause, self.code))
+
 
 class ShelfNotFound(TutorError):
     """No shelf for the class and subject asked for."""

@@ -24,7 +24,7 @@ from tutor.pdftext import ExtractedPdf, extract_pdf
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 
 # bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
-PIPELINE_VERSION = "2026.11.22-2"
+PIPELINE_VERSION = "2026.11.22-3"
 
 _LAYOUT = re.compile(r"^class-([A-Za-z0-9]+)$")
 
@@ -111,7 +111,8 @@ def discover(paths: list[str | Path], klass: str | None = None, subject: str | N
         p = Path(raw)
         if not p.exists():
             raise IngestError(f"{p}: no such file or folder")
-        files = [p] if p.is_file() else sorted(q for q in p.rglob("*") if q.is_file() and q.suffix.lower() == ".pdf")
+        files = [p] if p.is_file() else sorted(
+            Path(d) / f for d, _, names in os.walk(p, followlinks=True) for f in names if f.lower().endswith(".pdf"))
         if p.is_dir() and not files:
             raise IngestError(f"{p}: no PDF files in this folder")
         for f in files:

@@ -216,6 +216,11 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
     running = _running_lines(split)
     pages = []
     for lines in split:
+        # a bare page number opening or closing a page is furniture, however few pages there are
+        while lines and re.fullmatch(r"\d{1,4}", lines[-1]):
+            lines = lines[:-1]
+        while lines and re.fullmatch(r"\d{1,4}", lines[0]):
+            lines = lines[1:]
         kept = [ln for i, ln in enumerate(lines) if not ((i < 2 or i >= len(lines) - 2) and re.sub(r"\d+", "#", ln) in running)]
         pages.append("\n".join(kept))
     # pieces of words broken at a line end are not words of the document: leave them out of the vocabulary
