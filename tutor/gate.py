@@ -180,7 +180,6 @@ def decide(
             usable.append(h)
 
     tier = "retrieval"
-    score_of = {h.chunk.chunk_id: h.score for h in usable}
     if rerank is not None:
         tier = "reranker"
         usable = sorted(usable, key=lambda h: -rerank.get(h.chunk.chunk_id, 0.0))
@@ -208,9 +207,8 @@ def decide(
     weights = term_weights(question, stats)
     unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
     adjusted = best - policy.unknown_term_penalty * unknown
-    definition = None
-    if policy.accept_definitions and evidence and rerank is None:
-        definition = definition_sentence(question, rank_sentences(question, evidence, weights))
+    candidates = rank_sentences(question, evidence, weights) if evidence else []
+    definition = definition_sentence(question, candidates) if policy.accept_definitions and rerank is None else None
     checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score or definition is not None, round(best, 4),
                         policy.offtopic_max_score, "best evidence score on the chosen shelf"
                         + ("; the evidence defines the term asked about" if definition is not None else ""), "off_topic"))
@@ -237,7 +235,6 @@ def decide(
         checks.append(Check("clear_winner", GATE, ratio >= policy.min_top_ratio, round(ratio, 4), policy.min_top_ratio,
                             "top-1 over top-2 score (different sections)", "no_clear_winner"))
 
-    candidates = rank_sentences(question, evidence, weights) if evidence else []
     if definition is not None:  # the defining sentence leads the answer
         candidates = [c for c in candidates if c.text == definition.text][:1] + [c for c in candidates if c.text != definition.text]
     top_cand = max(candidates, key=lambda c: c.coverage) if candidates else None
@@ -248,8 +245,7 @@ def decide(
     # the numbers a factual question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
     numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
     if policy.require_question_numbers and q_numbers:
-        ok = numbers_ok
-        checks.append(Check("question_numbers", GATE, ok, ", ".join(sorted(q_numbers)), "present",
+        checks.append(Check("question_numbers", GATE, numbers_ok, ", ".join(sorted(q_numbers)), "present",
                             "numbers in the question must appear beside the answer", "not_answerable"))
 
     # a factual question asking what is NOT so ("Which city did not ...?") must find a negation beside its answer;
