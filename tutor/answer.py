@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from tutor.gate import Candidate, weighted_share
+from tutor.gate import Candidate
 from tutor.policy import Policy
 from tutor.result import AnswerSentence, Source
 from tutor.text import term_set
@@ -82,7 +82,3 @@ class ExtractiveAnswerer:
         sentences = tuple(AnswerSentence(c.text, (n_of[c.hit.chunk.chunk_id],), c.page) for c in chosen)
         text = " ".join(f"{s.text} [{s.citations[0]}]" for s in sentences)
         return Draft(text, sentences)
-
-
-def selection_share(question_weights: dict[str, float], sentences: list[str]) -> float:
-    return weighted_share(question_weights, set().union(*(term_set(s) for s in sentences)) if sentences else set())
