@@ -106,7 +106,10 @@ def test_ingest_creates_one_shelf_per_class_and_subject(src, store, tmp_path):
 def test_manifest_records_chapters_hashes_chunk_counts_and_model(src, store):
     _ingest([src], store)
     m = store.manifest("10", "science")
-    assert m.embedding_model == HashEmbedder.name and m.dim == EMB.dim and m.index_type == "flat-ip"
+    assert m.embedding_model == HashEmbedder.name and m.dim == EMB.dim and m.index_type == "auto"
+    import faiss
+
+    assert isinstance(store.load("10", "science").index, faiss.IndexFlatIP)  # "auto" is exact search on a small shelf
     assert set(m.chapters) == {"light.pdf", "acids.pdf"}
     light = m.chapters["light.pdf"]
     assert light.sha256 == sha256_file(src / "class-10" / "science" / "light.pdf")

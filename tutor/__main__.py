@@ -353,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--libraries", type=Path, required=True)
     p.add_argument("--json", type=Path, dest="json_out")
     p.add_argument("--quick", action="store_true", help="smaller scale sizes (for tests)")
+    p.add_argument("--questions", type=Path, help="questions to time (default: <libraries>/../questions/ncert-class10.jsonl)")
+    p.add_argument("--policy", type=Path, help="a policy TOML file (default: tutor/policy.toml)")
     p.set_defaults(fn=cmd_bench)
 
     args = ap.parse_args(argv)

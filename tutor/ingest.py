@@ -154,7 +154,7 @@ def ingest(
     progress: ProgressFn | None = None,
     max_words: int = 140,
     workers: int | None = None,
-    index_type: str = "flat-ip",
+    index_type: str = "auto",
     _fail_before_swap: bool = False,
 ) -> IngestReport:
     """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically."""

@@ -59,7 +59,7 @@ class Policy:
     min_supported_share: float = _f(1.0, "share of answer sentences that must be supported", 0, 1)
     min_answer_word_share: float = _f(0.8, "share of the answer's content words found in the cited text", 0, 1)
     # scale
-    approximate_index_above: int = _f(200_000, "shelves larger than this use an HNSW index instead of exact search", 1, 10**9)
+    approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, exact re-scoring) instead of exact search", 1, 10**9)
 
     def __post_init__(self) -> None:
         for f in fields(self):
