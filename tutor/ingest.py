@@ -165,15 +165,44 @@ def ingest(
     for it in items:
         by_shelf[ShelfKey(it.klass, it.subject)].append(it)
 
+    # extract every file that needs it in one pool, largest first, so no worker idles between shelves; each shelf
+    # then re-checks its files under its lock and uses these results (or extracts what changed meanwhile)
+    pre = _extract_changed(items, store, workers)
     for key, shelf_items in by_shelf.items():
         with store.lock(key.klass, key.subject):
-            _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, _fail_before_swap)
+            _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
+                          _fail_before_swap, pre)
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report
 
 
-def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap) -> None:
+def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
+    known = manifest.chapters.get(it.file) if manifest else None
+    return bool(known and known.sha256 == digest and known.pipeline == PIPELINE_VERSION
+                and (not it.chapter or it.chapter == known.chapter))
+
+
+def _extract_changed(items: list[IngestItem], store: ShelfStore, workers: int | None) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
+    manifests: dict[ShelfKey, Manifest | None] = {}
+    todo: list[tuple[IngestItem, str]] = []
+    for it in items:
+        key = ShelfKey(it.klass, it.subject)
+        if key not in manifests:
+            manifests[key] = store.manifest(it.klass, it.subject)
+        digest = sha256_file(it.path)
+        if not _is_current(it, digest, manifests[key]):
+            todo.append((it, digest))
+    if len(todo) < 2:
+        return {}
+    todo.sort(key=lambda t: -t[0].path.stat().st_size)
+    n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
+    results = _run_extract([it for it, _ in todo], n_workers)
+    return {(str(it.path), digest): res for (it, digest), res in zip(todo, results)}
+
+
+def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap,
+                  pre=None) -> None:
     manifest = store.manifest(key.klass, key.subject)
     old = store.load(key.klass, key.subject) if manifest else None
     if manifest and manifest.embedding_model != embedder.name:
@@ -187,8 +216,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = sha256_file(it.path)
         known = manifest.chapters.get(it.file)
-        if (known and known.sha256 == digest and known.pipeline == PIPELINE_VERSION
-                and (not it.chapter or it.chapter == known.chapter)):
+        if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
             continue
         todo.append((it, digest))
@@ -197,8 +225,11 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
 
     new_chunks: dict[str, list[Chunk]] = {}
     entries: dict[str, ChapterEntry] = {}
-    n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
-    results = _run_extract([it for it, _ in todo], n_workers)
+    pre = pre or {}
+    missing = [it for it, digest in todo if (str(it.path), digest) not in pre]
+    n_workers = workers if workers is not None else min(len(missing), os.cpu_count() or 1, 4)
+    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers))) if missing else {}
+    results = [pre.get((str(it.path), digest)) or fresh[str(it.path)] for it, digest in todo]
     for n, ((it, digest), res) in enumerate(zip(todo, results)):
         emit(Progress("extract", n + 1, len(todo), it.file))
         if isinstance(res, PdfRefused):
