@@ -121,17 +121,9 @@ class Tutor:
             qvec = self.library.embed_query(question, shelf)
         with timer.stage("search"):
             hits = shelf.search(qvec, p.top_k)
-            others = []
-            for key in self.library.keys():
-                if key == shelf.key:
-                    continue
-                other = self.library.shelf(key.klass, key.subject)
-                if other.manifest.embedding_model != shelf.manifest.embedding_model:
-                    continue
-                oh = [h for h in other.search(qvec, 5) if h.chunk.is_evidence]
-                if oh:
-                    others.append((key, oh[0].score))
-            others.sort(key=lambda x: -x[1])
+            # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
+            others = [(s.key, s.best) for s in self.library.shelf_scores(question, k=5, query_vec=qvec)
+                      if s.key != shelf.key and s.best > -1.0]
         rerank = None
         if self.reranker is not None:
             with timer.stage("rerank"):
