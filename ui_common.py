@@ -569,6 +569,18 @@ def empty_library_note() -> None:
         st.page_link("pages/maintainers.py", label="Go to the Maintainers page", icon=":material/arrow_forward:")
 
 
+def student_page(title: str, intro: str):
+    """The opening of a student page: header, the shared tutor, and the shelves (or the empty-library note and stop)."""
+    through_app()
+    page_header(title, intro)
+    tutor = tutor_or_stop()
+    shelves = student_shelves(tutor.library)
+    if not shelves:
+        empty_library_note()
+        st.stop()
+    return tutor, shelves
+
+
 def copy_state(src: str, dst: str) -> None:
     st.session_state[dst] = st.session_state[src]
 

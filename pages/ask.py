@@ -6,15 +6,9 @@ import streamlit as st
 
 import ui_common as ui
 
-ui.through_app()
-ui.page_header("Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
-               "When the book does not say, the tutor tells you so instead of guessing.")
-
-tutor = ui.tutor_or_stop()
-shelves = ui.student_shelves(tutor.library)
-if not shelves:
-    ui.empty_library_note()
-    st.stop()
+tutor, shelves = ui.student_page(
+    "Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
+    "When the book does not say, the tutor tells you so instead of guessing.")
 
 shelf = ui.shelf_picker(shelves)
 turns = ui.history(ui.ASK_HISTORY)

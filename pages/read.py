@@ -7,15 +7,9 @@ import streamlit as st
 import ui_common as ui
 from tutor.pipeline import Passage
 
-ui.through_app()
-ui.page_header("Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "
-               "ask about it: the answer will come only from the passage you selected.")
-
-tutor = ui.tutor_or_stop()
-shelves = ui.student_shelves(tutor.library)
-if not shelves:
-    ui.empty_library_note()
-    st.stop()
+tutor, shelves = ui.student_page(
+    "Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "
+    "ask about it: the answer will come only from the passage you selected.")
 
 ss = st.session_state
 c_class, c_subject, c_chapter = st.columns([1, 1, 2])
