@@ -5,7 +5,6 @@ A question's detail is drawn by the same function as the student's reply, so tea
 from datetime import date
 
 import altair as alt
-import pandas as pd
 import streamlit as st
 
 import ui_common as ui

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from tutor.config import index_dir
@@ -198,9 +197,7 @@ def _print_report(r: dict) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from tutor.evaluate import CALIBRATED, IDEAS, ideas_report, pareto, record_gate, recommend, trade_off
-
-    from tutor.evaluate import load_questions
+    from tutor.evaluate import CALIBRATED, ideas_report, load_questions, pareto, record_gate, recommend, trade_off
 
     files = {str(path): load_questions(path, args.limit) for path in args.questions}
     indexes = _eval_library(args.libraries, {q.library for qs in files.values() for q in qs}, args.eval_index)

@@ -8,9 +8,7 @@ plan has more than one, because the machine is shared and single runs are noisy.
 from __future__ import annotations
 
 import json
-import math
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -23,6 +21,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from tutor.config import PROJECT_ROOT
+from tutor.evaluate import percentile
 
 STAGES = ("embed", "search", "gate", "answer", "checks", "audit")
 SAFETY_STAGES = ("gate", "checks")
@@ -60,19 +59,6 @@ QUICK = Plan(rounds=1, question_limit=12, warmup=3, cold_starts=1, scale_sizes=(
 
 
 # ---------------------------------------------------------------------------------------------- pure helpers
-
-
-def percentile(values: Iterable[float], p: float) -> float | None:
-    """The p-th percentile (0..100), interpolating linearly between closest ranks as numpy does; None when empty."""
-    s = sorted(float(v) for v in values)
-    if not s:
-        return None
-    if not 0 <= p <= 100:
-        raise ValueError(f"percentile {p} is outside [0, 100]")
-    pos = (len(s) - 1) * p / 100
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def summary(values: Sequence[float], digits: int = 2) -> dict[str, float | None]:
@@ -291,14 +277,6 @@ def measure_queries(tutor, baseline: PlainLlamaIndex | None, questions: Sequence
                        "baseline_p50": rd["base"]["p50"] if rd["base"] else None,
                        "baseline_p95": rd["base"]["p95"] if rd["base"] else None} for rd in rounds],
     }
-
-
-def _rss_mb() -> float:
-    try:
-        with open("/proc/self/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def index_memory_mb(index) -> float:
@@ -684,7 +662,7 @@ def print_report(r: dict[str, Any]) -> None:
     for s in STAGES:
         print(f"{'  stage ' + s:28} {f(r['stages_ms'][s]['p50'])} {f(r['stages_ms'][s]['p95'])}")
     print(f"ratio to baseline (p50): {r['ratio_to_baseline']}   (p95: {r.get('ratio_to_baseline_p95')})")
-    print(f"outcomes: " + ", ".join(f"{k} {v}" for k, v in r["outcomes"].items()))
+    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in r["outcomes"].items()))
     ing = r["ingest"]
     print(f"ingest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s: {ing['pages_per_s']} pages/s, "
           f"{ing['chunks_per_s']} chunks/s, peak {ing['peak_mb']} MB (main {ing['main_peak_mb']} + workers "

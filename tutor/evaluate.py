@@ -7,12 +7,12 @@ once per question and searches the thresholds for the highest coverage under a f
 from __future__ import annotations
 
 import json
-import statistics
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from tutor.policy import Policy
 from tutor.result import TutorAnswer
@@ -79,11 +79,22 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence}
 
 
+def percentile(values: Iterable[float], p: float) -> float | None:
+    """The p-th percentile (0..100), interpolating linearly between closest ranks as numpy does; None when empty."""
+    s = sorted(float(v) for v in values)
+    if not s:
+        return None
+    if not 0 <= p <= 100:
+        raise ValueError(f"percentile {p} is outside [0, 100]")
+    pos = (len(s) - 1) * p / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
 def _pct(values: list[float], p: float) -> float:
-    if not values:
-        return 0.0
-    s = sorted(values)
-    return round(s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))], 2)
+    v = percentile(values, p)
+    return 0.0 if v is None else round(v, 2)
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -191,10 +202,6 @@ def pareto(curve: list[dict[str, Any]]) -> list[dict[str, Any]]:
             front.append(best[k])
             top = best[k]["coverage"]
     return front
-
-
-def latency_summary(values: list[float]) -> dict[str, float]:
-    return {"p50": _pct(values, 50), "p95": _pct(values, 95), "mean": round(statistics.fmean(values), 2) if values else 0.0}
 
 
 def record_gate(questions: list[Question], tutors: dict[str, Any]) -> list[dict[str, Any]]:

@@ -167,11 +167,12 @@ def ingest(
 
     # extract every file that needs it in one pool, largest first, so no worker idles between shelves; each shelf
     # then re-checks its files under its lock and uses these results (or extracts what changed meanwhile)
-    pre = _extract_changed(items, store, workers)
+    digests = {str(it.path): sha256_file(it.path) for it in items}
+    pre = _extract_changed(items, digests, store, workers)
     for key, shelf_items in by_shelf.items():
         with store.lock(key.klass, key.subject):
             _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
-                          _fail_before_swap, pre)
+                          _fail_before_swap, pre, digests)
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report
@@ -183,14 +184,15 @@ def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
                 and (not it.chapter or it.chapter == known.chapter))
 
 
-def _extract_changed(items: list[IngestItem], store: ShelfStore, workers: int | None) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
+def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: ShelfStore,
+                     workers: int | None) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
     manifests: dict[ShelfKey, Manifest | None] = {}
     todo: list[tuple[IngestItem, str]] = []
     for it in items:
         key = ShelfKey(it.klass, it.subject)
         if key not in manifests:
             manifests[key] = store.manifest(it.klass, it.subject)
-        digest = sha256_file(it.path)
+        digest = digests[str(it.path)]
         if not _is_current(it, digest, manifests[key]):
             todo.append((it, digest))
     if len(todo) < 2:
@@ -202,7 +204,7 @@ def _extract_changed(items: list[IngestItem], store: ShelfStore, workers: int | 
 
 
 def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap,
-                  pre=None) -> None:
+                  pre=None, digests=None) -> None:
     manifest = store.manifest(key.klass, key.subject)
     old = store.load(key.klass, key.subject) if manifest else None
     if manifest and manifest.embedding_model != embedder.name:
@@ -214,7 +216,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     todo: list[tuple[IngestItem, str]] = []
     for i, it in enumerate(shelf_items):
         emit(Progress("hash", i, len(shelf_items), it.file))
-        digest = sha256_file(it.path)
+        digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
         known = manifest.chapters.get(it.file)
         if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))

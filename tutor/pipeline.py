@@ -17,7 +17,7 @@ from tutor.chunking import Chunk
 from tutor.errors import EmptyQuestion, ShelfNotFound
 from tutor.gate import GateDecision, decide
 from tutor.policy import Policy
-from tutor.result import REASONS, REFUSAL_SENTENCE, AnswerSentence, Check, Source, Suggestion, TutorAnswer
+from tutor.result import REASONS, REFUSAL_SENTENCE, Check, Source, Suggestion, TutorAnswer
 from tutor.retrieval import Library
 from tutor.shelf import Hit, Shelf, ShelfKey
 from tutor.text import TermStats
