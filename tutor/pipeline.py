@@ -120,7 +120,7 @@ class Tutor:
         with timer.stage("embed"):
             qvec = self.library.embed_query(question, shelf)
         with timer.stage("search"):
-            hits = shelf.search(qvec, p.top_k)
+            hits = self.library.retrieve(question, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
             others = [(s.key, s.best) for s in self.library.shelf_scores(question, k=5, query_vec=qvec)
                       if s.key != shelf.key and s.best > -1.0]

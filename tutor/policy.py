@@ -28,6 +28,14 @@ class Policy:
     # retrieval
     top_k: int = _f(12, "candidate chunks retrieved from the chosen shelf", 1, 200)
     max_evidence: int = _f(4, "most evidence chunks passed to the answerer", 1, 20)
+    retriever: str = _f("hybrid", "how candidates are found: dense (cosine only) or hybrid (dense + BM25 + character "
+                        "trigrams, fused by reciprocal rank); every candidate's score is its cosine either way",
+                        choices=("hybrid", "dense"))
+    dense_depth: int = _f(30, "hybrid: chunks taken from the dense (cosine) ranking before fusion", 1, 1000)
+    lexical_depth: int = _f(30, "hybrid: chunks taken from each of the BM25 and trigram rankings before fusion", 0, 1000)
+    rrf_k: int = _f(60, "hybrid: reciprocal rank fusion constant k in 1/(k + rank); larger flattens the ranks", 1, 1000)
+    fuzzy_min_similarity: float = _f(0.5, "hybrid: a question word the shelf never uses is read as the shelf word "
+                                     "whose character-trigram Jaccard with it is at least this (0 switches it off)", 0, 1)
     # gate: context
     min_context_chars: int = _f(60, "least evidence text (characters) worth answering from", 0, 10_000)
     # gate: confidence bands

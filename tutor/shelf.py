@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -92,11 +93,23 @@ class Manifest:
 
 @dataclass(frozen=True)
 class Hit:
-    """A retrieved chunk with its cosine similarity to the question (unit vectors: higher is closer, in [-1, 1])."""
+    """A retrieved chunk with its cosine similarity to the question (unit vectors: higher is closer, in [-1, 1]).
+
+    `score` is always the exact cosine, whichever retriever found the chunk, and `rank` its 0-based place in the
+    list it came in (the fused order for hybrid search). The hybrid fields say how each retriever saw it (None: not
+    in that retriever's list): 0-based ranks, BM25 score (unbounded, higher is better), trigram cosine in [0, 1],
+    and the reciprocal-rank-fusion score.
+    """
 
     chunk: Chunk
     score: float
     rank: int
+    dense_rank: int | None = None
+    bm25: float | None = None
+    bm25_rank: int | None = None
+    trigram: float | None = None
+    trigram_rank: int | None = None
+    fused: float | None = None
 
 
 # Index types: exact search up to the policy's `approximate_index_above`, an inverted-file index above it.
@@ -218,16 +231,38 @@ class Shelf:
     def __init__(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, index: faiss.Index, version: str):
         self.manifest, self.chunks, self.vectors, self.index, self.version = manifest, chunks, vectors, index, version
         self.key = ShelfKey(manifest.klass, manifest.subject)
+        self._lexical = None
+        self._lexical_lock = threading.Lock()
+
+    @property
+    def lexical(self):
+        """The shelf's BM25 and trigram index (tutor/lexical.py), built from its evidence chunks on first use.
+
+        It lives on the loaded Shelf, which is one version: a swapped-in version is a new Shelf with a new index,
+        so the lexical side can never serve another version's chunks. NCERT shelves of ~1,000 chunks build in
+        about a second; persisting it beside the FAISS index is left for when shelves grow.
+        """
+        if self._lexical is None:
+            with self._lexical_lock:
+                if self._lexical is None:
+                    from tutor.lexical import LexicalIndex
+
+                    self._lexical = LexicalIndex([c.text for c in self.chunks], [c.is_evidence for c in self.chunks])
+        return self._lexical
 
     def __len__(self) -> int:
         return len(self.chunks)
 
     def search(self, query_vec: np.ndarray, k: int) -> list[Hit]:
         """The k chunks closest to a unit query vector, best first, scored by cosine similarity."""
+        return [Hit(self.chunks[i], s, r) for r, (i, s) in enumerate(self.search_rows(query_vec, k))]
+
+    def search_rows(self, query_vec: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """`search` as (row on the shelf, cosine) pairs, best first."""
         if not self.chunks or k <= 0:
             return []
         scores, ids = search_index(self.index, query_vec, min(k, len(self.chunks)), self.vectors)
-        return [Hit(self.chunks[i], float(s), r) for r, (s, i) in enumerate(zip(scores, ids)) if i >= 0]
+        return [(int(i), float(s)) for s, i in zip(scores, ids) if i >= 0]
 
 
 class ShelfStore:
