@@ -7,7 +7,7 @@ INDEX := data/index
 SAMPLE := data/sample/library
 SHARED ?= ../shared/data
 
-.PHONY: run test test-fast install sample-index browser-deps eval bench clean
+.PHONY: run test test-fast install sample-index browser-deps ocr-deps eval eval-hindi bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -23,7 +23,7 @@ install: $(STAMP)
 sample-index: $(STAMP)
 	test -f $(INDEX)/class-10/science/CURRENT || $(BIN)/python -m tutor --index-dir $(INDEX) ingest $(SAMPLE) --quiet
 
-run: sample-index
+run: sample-index ocr-deps
 	$(BIN)/streamlit run app.py
 
 # Chromium and its driver for the browser test (Debian packages; root on these machines)
@@ -32,7 +32,15 @@ browser-deps:
 	  { (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null) || \
 	    echo "warning: could not install chromium; the browser test will be skipped"; }
 
-test: $(STAMP) browser-deps
+# Tesseract (Hindi) and pdftoppm read the damaged pages of the NCERT Hindi PDFs; hunspell-hi measures how readable a
+# page is. Debian packages; without them damaged Hindi pages are left out and the OCR tests skip.
+ocr-deps:
+	@command -v tesseract >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 && \
+	  tesseract --list-langs 2>/dev/null | grep -qx hin && test -f /usr/share/hunspell/hi_IN.dic || \
+	  { (apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-hin poppler-utils hunspell-hi >/dev/null) || \
+	    echo "warning: could not install tesseract-ocr-hin, poppler-utils, hunspell-hi; damaged Hindi pages will be left out and the OCR tests skipped"; }
+
+test: $(STAMP) browser-deps ocr-deps
 	$(BIN)/python -m pytest -q
 
 test-fast: $(STAMP)
@@ -41,6 +49,12 @@ test-fast: $(STAMP)
 eval: $(STAMP)
 	$(BIN)/python -m tutor eval $(SHARED)/questions/ncert-class10.jsonl --libraries $(SHARED)/libraries --json out/eval-ncert.json
 	$(BIN)/python -m tutor eval $(SHARED)/questions/squad2-in-library.jsonl --libraries $(SHARED)/libraries --json out/eval-squad2.json
+
+# the Hindi questions and their English twins on the bilingual chapters (accuracy = answered citing the chapter in
+# either language, or refused, as labelled)
+eval-hindi: $(STAMP) ocr-deps
+	$(BIN)/python -m tutor eval tests/data/hindi-questions.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi.json
+	$(BIN)/python -m tutor eval tests/data/hindi-questions-en.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-en.json
 
 bench: $(STAMP)
 	$(BIN)/python -m tutor bench --libraries $(SHARED)/libraries --json out/bench.json

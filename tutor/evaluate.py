@@ -32,6 +32,8 @@ class Question:
     gold_pages: tuple[int, ...] | None
     answers: tuple[str, ...] | None
     origin: str
+    # the same chapter in the other language (`gold_file_en` / `gold_file_hi`): citing it also counts as covered
+    gold_alternatives: tuple[str, ...] = ()
 
 
 def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
@@ -45,6 +47,7 @@ def load_questions(path: str | Path, limit: int | None = None) -> list[Question]
                 d["id"], d["question"], d["expect"], str(d["class"]), d["subject"], d["library"], d.get("gold_file"),
                 tuple(d["gold_pages"]) if d.get("gold_pages") else None,
                 tuple(d["answers"]) if d.get("answers") else None, d.get("origin", ""),
+                tuple(d[k] for k in ("gold_file_en", "gold_file_hi") if d.get(k)),
             ))
     return out[:limit] if limit else out
 
@@ -59,10 +62,11 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
     """How one answer scores against its label."""
     answered = not ans.was_refusal
     gold = Path(q.gold_file).name if q.gold_file else None
+    golds = {gold, *(Path(g).name for g in q.gold_alternatives)} - {None}
     cited = ans.cited_sources
     real = [s for s in ans.sentences if not restates_question(s.text, q.question)]
     real_cites = {n for s in real for n in s.citations}
-    cites_gold = answered and any(s.file == gold and s.n in real_cites for s in cited)
+    cites_gold = answered and any(s.file in golds and s.n in real_cites for s in cited)
     page_ok = None
     if answered and q.gold_pages:
         gold_src = {s.n: s for s in cited if s.file == gold}
@@ -75,9 +79,16 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
     answer_ok = None
     if answered and q.answers:
         answer_ok = any(a.lower() in s.text.lower() for a in q.answers for s in real)
+    # an LLM draft that reached the answer checks, and whether any of its sentences lacks support in what it cites
+    drafted = bool(ans.llm_called and ans.draft_sentences and ans.decided_by != "answerer")
+    unsupported = drafted and any(s.supported is False for s in ans.draft_sentences)
+    judged = next((c for c in ans.checks if c.name == "answerability_judge"), None)
     return {"id": q.id, "origin": q.origin, "expect": q.expect, "answered": answered, "reason": ans.reason,
             "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
-            "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence}
+            "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
+            "llm_answer_ms": ans.timings_ms.get("answer") if ans.llm_called and "answer" in ans.timings_ms else None,
+            "drafted": drafted, "unsupported": unsupported, "shown_unsupported": answered and unsupported,
+            "judge_said_yes": None if judged is None else bool(judged.passed)}
 
 
 def percentile(values: Iterable[float], p: float) -> float | None:
@@ -111,6 +122,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "false_acceptance_rate": round(sum(r["answered"] for r in ref) / len(ref), 4) if ref else None,
         "false_refusal_rate": round(sum(not r["answered"] for r in ans) / len(ans), 4) if ans else None,
         "coverage": round(sum(r["covered"] for r in ans) / len(ans), 4) if ans else None,
+        # answered or refused correctly: refuse-items refused, answer-items answered citing the gold chapter
+        "accuracy": round((sum(not r["answered"] for r in ref) + sum(r["covered"] for r in ans)) / len(rows), 4)
+        if rows else None,
         "page_accuracy": round(sum(r["page_ok"] for r in pages) / len(pages), 4) if pages else None,
         "answer_recall": round(sum(r["answer_ok"] for r in recall) / len(recall), 4) if recall else None,
         "latency_ms": {"p50": _pct(ms, 50), "p95": _pct(ms, 95)},
@@ -119,10 +133,14 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def evaluate(questions: list[Question], ask: Callable[[Question], TutorAnswer], answerer: str = "extractive",
-             progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+             progress: Callable[[int, int], None] | None = None,
+             on_answer: Callable[[Question, TutorAnswer], None] | None = None) -> dict[str, Any]:
     rows = []
     for i, q in enumerate(questions):
-        rows.append(judge(q, ask(q)))
+        ans = ask(q)
+        rows.append(judge(q, ans))
+        if on_answer:
+            on_answer(q, ans)
         if progress:
             progress(i + 1, len(questions))
     out = summarise(rows)
@@ -131,8 +149,70 @@ def evaluate(questions: list[Question], ask: Callable[[Question], TutorAnswer], 
         by[r["origin"]].append(r)
     out["by_origin"] = {k: {kk: vv for kk, vv in summarise(v).items() if kk != "refusal_reasons"} for k, v in sorted(by.items())}
     out["answerer"] = answerer
+    out.update(llm_measures(rows))
     out["items"] = rows
     return out
+
+
+def llm_measures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Hallucination by the grounding check's per-sentence verdicts, the answerability judge, LLM latency.
+
+    unchecked: share of LLM drafts (questions the gate let through and the model answered) with at least one
+    sentence not supported by the text it cites; checked: share of the same drafts that passed every answer check
+    and still hold such a sentence (what a student would have seen); among_shown: the same, out of answers shown."""
+    drafted = [r for r in rows if r.get("drafted")]
+    shown = [r for r in drafted if r["answered"]]
+    judged = [r for r in rows if r.get("judge_said_yes") is not None]
+    judged_neg = [r for r in judged if r["expect"] == "refuse"]
+    llm_ms = [r["llm_answer_ms"] for r in rows if r.get("llm_answer_ms") is not None]
+    rate = lambda num, den: round(num / den, 4) if den else None  # noqa: E731
+    return {
+        "llm_drafts": len(drafted),
+        "hallucination_rate_unchecked": rate(sum(r["unsupported"] for r in drafted), len(drafted)),
+        "hallucination_rate_checked": rate(sum(r["shown_unsupported"] for r in drafted), len(drafted)),
+        "hallucination_rate_among_shown": rate(sum(r["shown_unsupported"] for r in shown), len(shown)),
+        "judge": {"asked": len(judged),
+                  "accuracy": rate(sum(r["judge_said_yes"] == (r["expect"] == "answer") for r in judged), len(judged)),
+                  "unanswerable_asked": len(judged_neg),
+                  "accuracy_on_unanswerable": rate(sum(not r["judge_said_yes"] for r in judged_neg), len(judged_neg))},
+        "llm_answer_latency_ms": {"answers": len(llm_ms), "p50": _pct(llm_ms, 50), "p95": _pct(llm_ms, 95)},
+    }
+
+
+def sample_questions(questions: list[Question], n: int | None, seed: int = 0) -> list[Question]:
+    """A deterministic sample of `n` questions, stratified by `expect` (each label keeps its share, at least one),
+    in the file's order. None or n >= len gives every question."""
+    import random
+
+    if not n or n >= len(questions):
+        return list(questions)
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, q in enumerate(questions):
+        groups[q.expect].append(i)
+    rng = random.Random(seed)
+    keep: set[int] = set()
+    labels = sorted(groups)
+    quotas = {k: max(1, round(n * len(groups[k]) / len(questions))) for k in labels}
+    while sum(quotas.values()) > n:  # rounding up every label can overshoot
+        quotas[max(labels, key=lambda k: quotas[k])] -= 1
+    for k in labels:
+        keep |= set(rng.sample(groups[k], min(quotas[k], len(groups[k]))))
+    return [questions[i] for i in sorted(keep)]
+
+
+def answer_record(q: Question, ans: TutorAnswer) -> dict[str, Any]:
+    """One line of the answers JSONL: the LLM's draft with each sentence's grounding verdict and the text it cites,
+    so that a person can check the verdicts by hand (`hand_supported` is left for them to fill in)."""
+    by_n = {s.n: s for s in ans.sources}
+    return {
+        "id": q.id, "question": q.question, "expect": q.expect, "answered": not ans.was_refusal, "reason": ans.reason,
+        "decided_by": ans.decided_by, "answerer": ans.answerer, "draft": ans.draft,
+        "sentences": [{"text": s.text, "citations": list(s.citations), "supported": s.supported,
+                       "cited_text": [by_n[n].text for n in s.citations if n in by_n], "hand_supported": None}
+                      for s in ans.draft_sentences],
+        "checks_failed": [c.name for c in ans.failed_checks if c.stage == "answer"], "notes": list(ans.notes),
+        "answer_ms": ans.timings_ms.get("answer"),
+    }
 
 
 # ---------------------------------------------------------------------------------------------- calibration
@@ -151,9 +231,12 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
 
 def permissive(policy: Policy) -> Policy:
     """The policy with every calibrated threshold opened, so each question reaches the answer checks."""
-    return policy.with_values(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
-                              min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
-                              require_negation_match=False, require_answer_type=False, require_names=False)
+    opened = dict(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
+                  min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
+                  require_negation_match=False, require_answer_type=False, require_names=False)
+    # a model's own settings (policy.for_model) must not close again what is opened here
+    models = {m: {**over, **opened} for m, over in policy.models.items()}
+    return policy.with_values(**opened, models=models)
 
 
 def accepts(g: dict[str, float], policy: Policy) -> bool:

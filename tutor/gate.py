@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from tutor.chunking import is_asking
+from tutor.language import detect_language
 from tutor.policy import Policy
 from tutor.result import Check
 from tutor.shelf import Hit, ShelfKey
@@ -87,7 +88,7 @@ def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]
     return out
 
 
-_STATES = re.compile(r"[.!;:)\"'”’]\s*$")
+_STATES = re.compile(r"[.!;:)\"'”’\u0964\u0965]\s*$")  # \u0964 \u0965: the Devanagari danda and double danda
 _ASKS_DEFINITION = re.compile(
     r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
     r"(?P<term>[^?.,;]{3,60}?)\s*[?.]?\s*$", re.I)
@@ -127,9 +128,23 @@ _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
 ]
 
 
+# Hindi: कितना/कितने/कितनी asks for a quantity, कब and किस वर्ष for a time (anywhere: Hindi puts them mid-sentence)
+_HINDI_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"कितन[ाेी]"),
+     re.compile(r"\d|(?<![\u0900-\u097f])(?:एक|दो|तीन|चार|पांच|पाँच|छह|सात|आठ|नौ|दस|बीस|सौ|हजार|हज़ार|लाख|करोड़|आधा|आधे)"
+                r"(?![\u0900-\u097f])")),
+    (re.compile(r"(?<![\u0900-\u097f])कब(?![\u0900-\u097f])|किस\s+(?:वर्ष|साल|सदी|शताब्दी|महीने)"),
+     re.compile(r"\d|वर्ष|सदी|शताब्दी|पहले|बाद|दौरान|तक")),
+]
+_HINDI_FACTOID = re.compile(r"कितन[ाेी]|(?<![\u0900-\u097f])(?:कब|कौन|कौनसा|कौनसी|कौनसे|किस|किसे|किन|कहां|कहाँ)(?![\u0900-\u097f])")
+_HINDI_EXPLAIN = re.compile(r"क्यों|कैसे|समझाइए|वर्णन|व्याख्या|कारण")
+
+
 def answer_type(question: str) -> re.Pattern[str] | None:
     """What a factual question's answer must contain: a number (how many), a date (when), a name (who)."""
     q = question.strip()
+    if detect_language(q) == "hi":
+        return next((needs for asks, needs in _HINDI_ANSWER_TYPES if asks.search(q)), None)
     for asks, needs in _ANSWER_TYPES:
         if asks.match(q):
             return needs
@@ -144,6 +159,8 @@ def is_factoid(question: str) -> bool:
     """A one-sentence question after a fact (what, which, who, when, where, how many), not an explanation: only such
     questions are held to the numbers and negations they contain (an explanation may rightly word things apart)."""
     q = question.strip()
+    if detect_language(q) == "hi":
+        return bool(_HINDI_FACTOID.search(q)) and not _HINDI_EXPLAIN.search(q) and q.count("?") <= 1
     return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
 _DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b|\bis the (?:process|property)\b", re.I)
 _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
@@ -171,6 +188,7 @@ def decide(
     rerank: dict[str, float] | None = None,
 ) -> GateDecision:
     """Decide whether to answer from `hits` (best first, cosine scores) on the chosen shelf."""
+    q_lang = detect_language(question)
     dropped: list[tuple[Hit, str]] = []
     usable: list[Hit] = []
     for h in hits:
@@ -193,7 +211,12 @@ def decide(
         near = [h for h in usable if h not in evidence and rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score - 1]
     else:
         band = best - policy.evidence_drop
-        evidence = [h for h in usable if h.score >= band][: policy.max_evidence]
+        in_band = [h for h in usable if h.score >= band]
+        # answers come in the student's language where the chapter is in that language: on a bilingual shelf, when
+        # the band holds chunks in the question's language, only those are evidence (a Hindi question is answered
+        # from the Hindi chapter, in Hindi); otherwise the other language's chunks answer (quoted as printed)
+        same_language = [h for h in in_band if detect_language(h.chunk.text) == q_lang]
+        evidence = (same_language or in_band)[: policy.max_evidence]
         near = [h for h in usable if h not in evidence and h.score >= band - policy.near_miss_margin]
     for h in usable:
         if h not in evidence and h not in near:
@@ -206,7 +229,14 @@ def decide(
                         float(context_chars), float(policy.min_context_chars),
                         f"{len(evidence)} evidence chunk(s), {context_chars} characters", "insufficient_context"))
 
-    weights = term_weights(question, stats)
+    # Which checks apply to which language. Scores (off_topic, confidence, mean_confidence, context) apply to every
+    # question. Term cues (IDF weights: unknown-term penalty, term_coverage, answerability, sentence ranking) compare
+    # words, so they apply only when the evidence is in the question's language: a Hindi question answered from an
+    # English chapter is judged on scores alone. Numbers and negation apply to Hindi too (Devanagari digits read as
+    # ASCII, नहीं/न/बिना). Definitions ("What is X?") and names (capital letters) are English-only; answer type covers
+    # Hindi कितने (a number) and कब (a time).
+    lexical = not evidence or any(detect_language(h.chunk.text) == q_lang for h in evidence)
+    weights = term_weights(question, stats) if lexical else {}
     unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
     adjusted = best - policy.unknown_term_penalty * unknown
     candidates = rank_sentences(question, evidence, weights) if evidence else []
@@ -240,9 +270,12 @@ def decide(
     if definition is not None:  # the defining sentence leads the answer
         candidates = [c for c in candidates if c.text == definition.text][:1] + [c for c in candidates if c.text != definition.text]
     top_cand = max(candidates, key=lambda c: c.coverage) if candidates else None
-    checks.append(Check("answerability", GATE, bool(top_cand) and top_cand.coverage >= policy.min_sentence_coverage,
-                        round(top_cand.coverage, 4) if top_cand else 0.0, policy.min_sentence_coverage,
-                        "share of the question's terms in the best sentence of the evidence", "not_answerable"))
+    # not measured across languages (no shared words): 1.0, as term_coverage is without weights
+    sentence_coverage = (top_cand.coverage if top_cand else 0.0) if lexical else 1.0
+    checks.append(Check("answerability", GATE, bool(top_cand) and sentence_coverage >= policy.min_sentence_coverage,
+                        round(sentence_coverage, 4), policy.min_sentence_coverage,
+                        "share of the question's terms in the best sentence of the evidence"
+                        + ("" if lexical else " (not measured: the evidence is in another language)"), "not_answerable"))
     q_numbers = key_numbers(question) if is_factoid(question) else set()
     # the numbers a factual question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
     numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
@@ -288,7 +321,7 @@ def decide(
         passed=not failed, reason=reason, checks=tuple(checks), evidence=tuple(evidence), near_misses=tuple(near),
         dropped=tuple(dropped), candidates=tuple(candidates), confidence=round(conf, 4), tier=tier, other_shelf=other,
         values={"best": best, "adjusted": adjusted, "unknown": unknown, "coverage": coverage,
-                "sentence_coverage": top_cand.coverage if top_cand else 0.0,
+                "sentence_coverage": sentence_coverage,
                 "mean": sum(h.score for h in evidence) / len(evidence) if evidence else -1.0,
                 "numbers_ok": float(numbers_ok), "polarity_ok": float(polarity_ok),
                 "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok),

@@ -18,13 +18,16 @@ from typing import Callable
 import numpy as np
 
 from tutor.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
-from tutor.embedding import Embedder
+from tutor.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
 from tutor.errors import IngestError, PdfRefused
 from tutor.pdftext import ExtractedPdf, extract_pdf
+from tutor.hindi_pdf import fix_hindi_pages
+from tutor.language import HINDI, detect_language
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
+from tutor.text import has_devanagari
 
 # bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
-PIPELINE_VERSION = "2026.11.22-3"
+PIPELINE_VERSION = "2026.11.22-4"  # -4: Hindi pages measured, repaired, OCR'd; danda sentences
 
 _LAYOUT = re.compile(r"^class-([A-Za-z0-9]+)$")
 
@@ -81,6 +84,7 @@ class IngestReport:
 
     files: list[FileReport] = field(default_factory=list)
     seconds: float = 0.0
+    embedding: dict[ShelfKey, str] = field(default_factory=dict)  # the model each written shelf was embedded with
 
     @property
     def pages(self) -> int:
@@ -130,9 +134,13 @@ def discover(paths: list[str | Path], klass: str | None = None, subject: str | N
     return items
 
 
-def _extract(item: IngestItem) -> ExtractedPdf | PdfRefused:
+def _extract(item: IngestItem, ocr: bool = True) -> ExtractedPdf | PdfRefused:
     try:
-        return extract_pdf(item.path, display_name=item.file)
+        pdf = extract_pdf(item.path, display_name=item.file)
+        if any(has_devanagari(p.text) for p in pdf.pages):
+            # Hindi pages: measured, repaired, OCR'd where Tesseract is installed, dropped when still unreadable
+            pdf = fix_hindi_pages(pdf, item.path, use_ocr=ocr)
+        return pdf
     except PdfRefused as e:
         return e
 
@@ -149,15 +157,21 @@ def _chunks_for(item: IngestItem, pdf: ExtractedPdf, max_words: int) -> tuple[Ch
 def ingest(
     items: list[IngestItem],
     store: ShelfStore,
-    embedder: Embedder,
+    embedder: Embedder | None = None,
     *,
     progress: ProgressFn | None = None,
     max_words: int = 140,
     workers: int | None = None,
     index_type: str = "auto",
+    ocr: bool = True,
     _fail_before_swap: bool = False,
 ) -> IngestReport:
-    """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically."""
+    """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically.
+
+    `embedder` None chooses per shelf (`default_embedding`): an existing shelf keeps the model that built it; a new
+    shelf with a Hindi chapter gets multilingual-e5-small, any other MiniLM. `ocr` lets damaged Hindi pages be read
+    by Tesseract where it is installed.
+    """
     t0 = time.perf_counter()
     report = IngestReport()
     emit = progress or (lambda _p: None)
@@ -168,11 +182,11 @@ def ingest(
     # extract every file that needs it in one pool, largest first, so no worker idles between shelves; each shelf
     # then re-checks its files under its lock and uses these results (or extracts what changed meanwhile)
     digests = {str(it.path): sha256_file(it.path) for it in items}
-    pre = _extract_changed(items, digests, store, workers)
+    pre = _extract_changed(items, digests, store, workers, ocr)
     for key, shelf_items in by_shelf.items():
         with store.lock(key.klass, key.subject):
             _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
-                          _fail_before_swap, pre, digests)
+                          _fail_before_swap, pre, digests, ocr)
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report
@@ -185,7 +199,7 @@ def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
 
 
 def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: ShelfStore,
-                     workers: int | None) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
+                     workers: int | None, ocr: bool = True) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
     manifests: dict[ShelfKey, Manifest | None] = {}
     todo: list[tuple[IngestItem, str]] = []
     for it in items:
@@ -199,25 +213,26 @@ def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: Sh
         return {}
     todo.sort(key=lambda t: -t[0].path.stat().st_size)
     n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
-    results = _run_extract([it for it, _ in todo], n_workers)
+    results = _run_extract([it for it, _ in todo], n_workers, ocr)
     return {(str(it.path), digest): res for (it, digest), res in zip(todo, results)}
 
 
 def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap,
-                  pre=None, digests=None) -> None:
+                  pre=None, digests=None, ocr=True) -> None:
     manifest = store.manifest(key.klass, key.subject)
     old = store.load(key.klass, key.subject) if manifest else None
+    if embedder is None and manifest is not None:
+        embedder = embedder_by_name(manifest.embedding_model)  # a shelf keeps the model that built it
     if manifest and manifest.embedding_model != embedder.name:
         raise IngestError(
             f"shelf {key.klass}/{key.subject} was built with {manifest.embedding_model}; "
             f"rebuild it to use {embedder.name}"
         )
-    manifest = manifest or Manifest(key.klass, key.subject, embedder.name, embedder.dim, index_type)
     todo: list[tuple[IngestItem, str]] = []
     for i, it in enumerate(shelf_items):
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
-        known = manifest.chapters.get(it.file)
+        known = manifest.chapters.get(it.file) if manifest else None
         if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
             continue
@@ -230,7 +245,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     pre = pre or {}
     missing = [it for it, digest in todo if (str(it.path), digest) not in pre]
     n_workers = workers if workers is not None else min(len(missing), os.cpu_count() or 1, 4)
-    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers))) if missing else {}
+    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers, ocr))) if missing else {}
     results = [pre.get((str(it.path), digest)) or fresh[str(it.path)] for it, digest in todo]
     for n, ((it, digest), res) in enumerate(zip(todo, results)):
         emit(Progress("extract", n + 1, len(todo), it.file))
@@ -248,17 +263,21 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
             chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), pipeline=PIPELINE_VERSION,
         )
-        status = "replaced" if it.file in manifest.chapters else "added"
+        status = "replaced" if manifest and it.file in manifest.chapters else "added"
         report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped, res.notes))
     if not new_chunks:
         return
 
+    if embedder is None:
+        embedder = embedder_by_name(default_embedding(new_chunks.values()))
+    manifest = manifest or Manifest(key.klass, key.subject, embedder.name, embedder.dim, index_type)
+    report.embedding[key] = embedder.name
     # embed the new chunks in batches so the progress bar moves
     flat = [c for cs in new_chunks.values() for c in cs]
     vecs = []
     batch = 64
     for s in range(0, len(flat), batch):
-        vecs.append(embedder.embed([_embed_text(c) for c in flat[s : s + batch]]))
+        vecs.append(embed_passages(embedder, [_embed_text(c) for c in flat[s : s + batch]]))
         emit(Progress("embed", min(s + batch, len(flat)), len(flat), message="embedding chunks"))
     new_vecs = np.concatenate(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
 
@@ -282,11 +301,20 @@ def _embed_text(c: Chunk) -> str:
     return f"{head}. {c.text}"
 
 
-def _run_extract(items: list[IngestItem], workers: int) -> list[ExtractedPdf | PdfRefused]:
+def default_embedding(chapters) -> str:
+    """The model for a new shelf: multilingual-e5-small when any chapter (a list of chunks) is mostly Hindi,
+    otherwise MiniLM (English only, and the model the English thresholds were calibrated on)."""
+    for chunks in chapters:
+        if detect_language(" ".join(c.text for c in list(chunks)[:20])) == HINDI:
+            return E5_NAME
+    return MINILM_NAME
+
+
+def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True) -> list[ExtractedPdf | PdfRefused]:
     if workers <= 1 or len(items) <= 1:
-        return [_extract(it) for it in items]
+        return [_extract(it, ocr) for it in items]
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(_extract, items))
+        return list(ex.map(_extract, items, [ocr] * len(items)))
 
 
 def remove_chapter(store: ShelfStore, klass: str, subject: str, file: str) -> int:

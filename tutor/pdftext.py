@@ -44,6 +44,7 @@ class ExtractedPdf:
     skipped: list[SkippedPage] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
+    hindi_pages: list = field(default_factory=list)  # tutor.hindi_pdf.PageRepair per Hindi page, when measured
 
 
 # ---------------------------------------------------------------- line-level cleaning rules

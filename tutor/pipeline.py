@@ -8,21 +8,26 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Callable
 
-from tutor.answer import Answerer, ExtractiveAnswerer
+from tutor.answer import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit import AuditLog
-from tutor.checks import check_citations, check_grounding, check_phrasing, verdict
+from tutor.checks import check_citations, check_grounding, check_instructions, check_phrasing, sentence_support, verdict
 from tutor.chunking import Chunk
 from tutor.errors import EmptyQuestion, ShelfNotFound
 from tutor.gate import GateDecision, decide
 from tutor.policy import Policy
-from tutor.result import REASONS, REFUSAL_SENTENCE, Check, Source, Suggestion, TutorAnswer
+from tutor.language import detect_language
+from tutor.result import Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence, wrong_shelf_message
 from tutor.retrieval import Library
 from tutor.shelf import Hit, Shelf, ShelfKey
 from tutor.text import TermStats
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
+Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.judge.AnswerabilityJudge
+RERANK_FALLBACK = "reranker failed/timed out: fell back to retrieval scores"
+JUDGE_FALLBACK = "answerability judge failed/timed out: the gate's decision stands"
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,8 @@ class Tutor:
     """Answers questions from one library under one policy; shared by every user (holds no per-question state)."""
 
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
-                 audit: AuditLog | None = None, reranker: Reranker | None = None):
-        self.library, self.policy, self.audit, self.reranker = library, policy, audit, reranker
+                 audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None):
+        self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.answerer = answerer or ExtractiveAnswerer()
         self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
         self._lock = threading.Lock()
@@ -76,10 +81,12 @@ class Tutor:
 
     def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: str, timer: _Timer, *,
                  checks: tuple[Check, ...] = (), confidence: float = 0.0, message: str | None = None, **kw) -> TutorAnswer:
+        # the refusal and its reason come in the student's language, told by the question's script
+        lang = detect_language(question)
         return TutorAnswer(
-            question=question, klass=str(klass), subject=subject, mode=mode, answer=REFUSAL_SENTENCE, was_refusal=True,
-            reason=reason, message=message or REASONS.get(reason, reason), confidence=confidence, checks=checks,
-            answerer=self.answerer.name, timings_ms=timer.ms, **kw,
+            question=question, klass=str(klass), subject=subject, mode=mode, answer=refusal_sentence(lang),
+            was_refusal=True, reason=reason, message=message or reason_message(reason, lang), confidence=confidence,
+            checks=checks, answerer=self.answerer.name, timings_ms=timer.ms, language=lang, **kw,
         )
 
     def _log(self, ans: TutorAnswer, timer: _Timer, selected: str | None) -> TutorAnswer:
@@ -90,8 +97,12 @@ class Tutor:
         return replace(ans, timings_ms=dict(timer.ms))
 
     # ------------------------------------------------------------------ entry point
-    def ask(self, question: str, klass: str, subject: str, selected: Passage | None = None) -> TutorAnswer:
-        """Answer from the shelf (or only from `selected`), or refuse with the reason; always logged."""
+    def ask(self, question: str, klass: str, subject: str, selected: Passage | None = None,
+            on_token: OnToken | None = None) -> TutorAnswer:
+        """Answer from the shelf (or only from `selected`), or refuse with the reason; always logged.
+
+        `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
+        pending, and replace it by the returned answer (which may be a refusal)."""
         timer = _Timer()
         mode = "selected_text" if selected is not None else "library"
         question = (question or "").strip()
@@ -99,13 +110,14 @@ class Tutor:
             if not question:
                 raise EmptyQuestion()
             if selected is not None:
-                ans = self._ask_selected(question, str(klass), subject, selected, timer)
+                ans = self._ask_selected(question, str(klass), subject, selected, timer, on_token)
             else:
-                ans = self._ask_library(question, str(klass), subject, timer)
+                ans = self._ask_library(question, str(klass), subject, timer, on_token)
         except EmptyQuestion:
             ans = self._refusal(question, klass, subject, mode, "empty_question", timer)
         except ShelfNotFound as e:
-            ans = self._refusal(question, klass, subject, mode, "no_shelf", timer, message=str(e))
+            ans = self._refusal(question, klass, subject, mode, "no_shelf", timer,
+                                message=str(e) if detect_language(question) == "en" else None)
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
             ans = self._refusal(question, klass, subject, mode, "answerer_error", timer, decided_by="error",
                                 error=f"{type(e).__name__}: {e}",
@@ -113,9 +125,10 @@ class Tutor:
         return self._log(ans, timer, selected.text if selected is not None else None)
 
     # ------------------------------------------------------------------ library mode
-    def _ask_library(self, question: str, klass: str, subject: str, timer: _Timer) -> TutorAnswer:
-        p = self.policy
+    def _ask_library(self, question: str, klass: str, subject: str, timer: _Timer,
+                     on_token: OnToken | None = None) -> TutorAnswer:
         shelf = self.library.shelf(klass, subject)
+        p = self._policy_for(shelf)
         stats = self._shelf_stats(shelf)
         with timer.stage("embed"):
             qvec = self.library.embed_query(question, shelf)
@@ -124,61 +137,109 @@ class Tutor:
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
             others = [(s.key, s.best) for s in self.library.shelf_scores(question, k=5, query_vec=qvec)
                       if s.key != shelf.key and s.best > -1.0]
+        # a shelf built with another embedding model scores on its own scale: its margin over its own model's
+        # min_confidence, put on this shelf's scale, is what the gate's wrong-shelf check compares
+        others = [(k, self._on_scale(k, score, shelf, p)) for k, score in others]
         rerank = None
+        notes: list[str] = []
         if self.reranker is not None:
             with timer.stage("rerank"):
                 try:
                     rerank = self.reranker(question, [h for h in hits if h.chunk.is_evidence])
-                except Exception:  # noqa: BLE001 - fall back to retrieval scores, noted in the decision's tier
+                except Exception as e:  # noqa: BLE001 - fall back to retrieval scores, noted in diagnostics
                     rerank = None
+                    notes.append(f"{RERANK_FALLBACK} ({type(e).__name__}: {e})")
+        reranker_llm = self.reranker is not None and getattr(self.reranker, "llm", None) is not None
         with timer.stage("gate"):
             decision = decide(question, hits, p, stats, others, rerank)
         near = tuple(_source(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""
-            message = REASONS[decision.reason]
+            message = None  # the reason's message in the question's language (_refusal)
             if decision.other_shelf is not None:
-                message = f"This looks like a {other_label} question: try the Class {decision.other_shelf.klass} {other_label} shelf."
+                message = wrong_shelf_message(decision.other_shelf.klass, other_label, detect_language(question))
             return self._refusal(
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
                 confidence=decision.confidence, message=message, near_misses=near,
                 sources=tuple(_source(i + 1, h) for i, h in enumerate(decision.evidence)),
                 suggestions=_suggestions(hits), decided_by=decision.tier, other_shelf=other_label,
-                measures=decision.values,
+                measures=decision.values, notes=tuple(notes), llm_called=reranker_llm,
             )
         sources = [_source(i + 1, h) for i, h in enumerate(decision.evidence)]
-        return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf)
+        return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf,
+                                      on_token, notes)
 
     # ------------------------------------------------------------------ shared: answer, then check
     def _answer_and_check(self, question, klass, subject, mode, decision: GateDecision, sources: list[Source],
-                          near, timer: _Timer, shelf: Shelf | None) -> TutorAnswer:
+                          near, timer: _Timer, shelf: Shelf | None, on_token: OnToken | None = None,
+                          notes: list[str] | None = None) -> TutorAnswer:
+        notes = list(notes or ())
+        policy = self._policy_for(shelf)
+        gate_checks, measures = decision.checks, dict(decision.values)
+        llm = self.answerer.uses_llm
+        refuse = dict(sources=tuple(sources), near_misses=near, measures=measures,
+                      confidence=min(decision.confidence, 0.49))
+        if self.judge is not None:  # after the gate passed, before any answer is written
+            verdict_j = None
+            with timer.stage("judge"):
+                try:
+                    verdict_j = self.judge(question, list(decision.evidence))
+                except Exception as e:  # noqa: BLE001 - the gate's decision stands, noted in diagnostics
+                    notes.append(f"{JUDGE_FALLBACK} ({type(e).__name__}: {e})")
+            if verdict_j is not None:
+                gate_checks = gate_checks + (verdict_j.check,)
+                measures["judge_p"] = verdict_j.best
+                if not verdict_j.answerable:
+                    return self._refusal(question, klass, subject, mode, "judge_not_answerable", timer,
+                                         checks=gate_checks, decided_by="judge", llm_called=True, notes=tuple(notes),
+                                         **refuse)
         with timer.stage("answer"):
-            draft = self.answerer.answer(question, sources, list(decision.candidates), self.policy)
+            draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
+        if draft.declined:  # the LLM's own words said it cannot answer well (tutor.failsafe): never shown
+            return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
+                                 decided_by="answerer", llm_called=llm, draft=draft.text,
+                                 draft_sentences=draft.sentences, notes=tuple(notes + [draft.detail]), **refuse)
         with timer.stage("checks"):
             sentences = draft.sentences
             embedder = self.library.embedder_for(shelf) if shelf is not None else self._any_embedder()
 
+            @lru_cache(maxsize=256)
             def similarity(a: str, b: str) -> float:
                 va, vb = embedder.embed([a, b])
                 return float(va @ vb)
 
             checks = (check_citations(sentences, len(sources))
-                      + check_grounding(sentences, sources, self.policy, similarity)
-                      + check_phrasing(sentences, sources))
-        all_checks = decision.checks + tuple(checks)
+                      + check_grounding(sentences, sources, policy, similarity)
+                      + check_phrasing(sentences, sources)
+                      + check_instructions(sentences))
+            # every sentence's own verdict, uncited ones included: the audit log and the hallucination measure
+            judged = tuple(replace(s, supported=ok)
+                           for s, (ok, _, _) in zip(sentences, sentence_support(sentences, sources, policy, similarity)))
+        all_checks = gate_checks + tuple(checks)
         reason = verdict(checks)
         if reason != "answered":
             return self._refusal(question, klass, subject, mode, reason, timer, checks=all_checks,
-                                 confidence=min(decision.confidence, 0.49), sources=tuple(sources), near_misses=near,
-                                 decided_by="answer_checks", llm_called=self.answerer.uses_llm, measures=decision.values)
+                                 decided_by="answer_checks", llm_called=llm, draft=draft.text, draft_sentences=judged,
+                                 notes=tuple(notes), **refuse)
         grounded = next(c for c in checks if c.name == "grounding").value
         return TutorAnswer(
             question=question, klass=klass, subject=subject, mode=mode, answer=draft.text, was_refusal=False,
-            reason="answered", message=REASONS["answered"], confidence=round(min(decision.confidence, float(grounded)), 4),
-            sentences=tuple(sentences), sources=tuple(sources), near_misses=near, checks=all_checks,
-            decided_by=decision.tier, llm_called=self.answerer.uses_llm, answerer=self.answerer.name, timings_ms=timer.ms,
-            measures=decision.values,
+            reason="answered", message=reason_message("answered", detect_language(question)), language=detect_language(question), confidence=round(min(decision.confidence, float(grounded)), 4),
+            sentences=judged, sources=tuple(sources), near_misses=near, checks=all_checks,
+            decided_by=decision.tier, llm_called=llm, answerer=self.answerer.name, timings_ms=timer.ms,
+            measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes),
         )
+
+    def _policy_for(self, shelf: Shelf | None) -> Policy:
+        """The policy for the embedding model that built the shelf (its cosine scores have their own range)."""
+        model = shelf.manifest.embedding_model if shelf is not None else getattr(self._any_embedder(), "name", "")
+        return self.policy.for_model(model)
+
+    def _on_scale(self, key: ShelfKey, score: float, shelf: Shelf, p: Policy) -> float:
+        model = self.library.shelf(key.klass, key.subject).manifest.embedding_model
+        if model == shelf.manifest.embedding_model:
+            return score
+        return score - self.policy.for_model(model).min_confidence + p.min_confidence
 
     def _any_embedder(self):
         keys = self.library.keys()
@@ -189,12 +250,13 @@ class Tutor:
         return default_embedder()
 
     # ------------------------------------------------------------------ selected-text mode
-    def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: _Timer) -> TutorAnswer:
+    def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: _Timer,
+                      on_token: OnToken | None = None) -> TutorAnswer:
         """The selected passage is the only context: no retrieval; refuse if it does not answer."""
         from tutor.chunking import ChapterInfo, chunk_pages
         from tutor.pdftext import PageText
 
-        p = self.policy
+        p = self._policy_for(None)
         text = " ".join(passage.text.split())
         chunks = chunk_pages([PageText(passage.page or 1, text)], klass=klass, subject=subject,
                              file=passage.file or "selection", chapter=ChapterInfo(passage.chapter or "Selected passage", "selection", ""),
@@ -215,10 +277,10 @@ class Tutor:
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", "selected_text_insufficient", timer,
                                  checks=decision.checks, confidence=decision.confidence,
-                                 message=REASONS["selected_text_insufficient"],
                                  sources=(_source(1, hit),))
         sources = [_source(1, hit)]
-        return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None)
+        return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
+                                      on_token)
 
 
 def _source(n: int, h: Hit) -> Source:

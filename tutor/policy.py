@@ -56,6 +56,19 @@ class Policy:
     # answerer
     answerer: str = _f("extractive", "which answerer writes answers", choices=("extractive", "local", "openai"))
     max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
+    # language model (the local and openai answerers, the reranker, the answerability judge)
+    llm_max_tokens: int = _f(200, "most tokens the language model may write for one answer", 16, 4096)
+    llm_timeout_s: float = _f(90.0, "seconds the language model has for one answer; past it the question is refused (llm_timeout)", 0.1, 3600)
+    llm_context_tokens: int = _f(4096, "context window the local model is loaded with (prompt plus answer, in tokens)", 512, 131072)
+    llm_threads: int = _f(0, "CPU threads for the local model (0: one per core)", 0, 256)
+    llm_source_chars: int = _f(1500, "characters of each source shown to the language model", 100, 20000)
+    rerank: bool = _f(False, "let the language model score the candidate chunks 0-3 (the gate's reranked tier)")
+    rerank_candidates: int = _f(6, "most candidate chunks the reranker scores, in one call", 1, 20)
+    rerank_timeout_s: float = _f(45.0, "seconds the reranker has; past it the gate falls back to retrieval scores", 0.1, 3600)
+    judge: bool = _f(False, "ask the language model whether the best evidence states the answer, before answering")
+    min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk needs", 0, 1)
+    judge_chunks: int = _f(2, "evidence chunks the answerability judge reads (one call each, best first)", 1, 10)
+    judge_timeout_s: float = _f(30.0, "seconds the judge has; past it the gate's decision stands, noted in diagnostics", 0.1, 3600)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
@@ -68,9 +81,16 @@ class Policy:
     min_answer_word_share: float = _f(0.8, "share of the answer's content words found in the cited text", 0, 1)
     # scale
     approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, exact re-scoring) instead of exact search", 1, 10**9)
+    # per embedding model: its cosine scores sit in its own range, so score thresholds are calibrated per model
+    models: dict = field(default_factory=dict, hash=False, metadata={
+        "desc": "per embedding model (as a shelf's manifest names it), the settings that differ for shelves built "
+                "with it: a TOML table [models.\"<name>\"]; see for_model", "lo": None, "hi": None, "choices": (),
+        "table": True})
 
     def __post_init__(self) -> None:
         for f in fields(self):
+            if f.metadata.get("table"):
+                continue
             v = getattr(self, f.name)
             lo, hi, choices = f.metadata["lo"], f.metadata["hi"], f.metadata["choices"]
             if isinstance(f.default, bool):
@@ -87,6 +107,27 @@ class Policy:
                 raise PolicyError(f"policy {f.name} must be a number, not {v!r}")
             if lo is not None and v < lo or hi is not None and v > hi:
                 raise PolicyError(f"policy {f.name}={v} is outside [{lo}, {hi}]: {f.metadata['desc']}")
+        if not isinstance(self.models, dict):
+            raise PolicyError(f"policy models must be a table of tables, not {self.models!r}")
+        for model in self.models:
+            self.for_model(model)  # every model's settings are validated like the base ones
+
+    def for_model(self, name: str) -> Policy:
+        """The policy for a shelf built with embedding model `name`: this policy with that model's settings on top
+        (the same policy when the model has none). Environment variables override the base settings only."""
+        over = self.models.get(name)
+        if not over:
+            return self
+        if not isinstance(over, dict):
+            raise PolicyError(f"policy models.{name!r} must be a table of settings, not {over!r}")
+        known = {f.name for f in fields(self) if not f.metadata.get("table")}
+        unknown = set(over) - known
+        if unknown:
+            raise PolicyError(f"unknown policy setting(s) for model {name!r}: {', '.join(sorted(unknown))}")
+        try:
+            return replace(self, models={}, **over)
+        except PolicyError as e:
+            raise PolicyError(f"model {name!r}: {e}") from e
 
     @classmethod
     def describe(cls) -> dict[str, str]:
@@ -99,11 +140,16 @@ class Policy:
         return replace(self, **values)
 
     def to_toml(self) -> str:
+        def lit(v: Any) -> str:
+            return ("true" if v else "false") if isinstance(v, bool) else (f'"{v}"' if isinstance(v, str) else repr(v))
+
         lines = []
         for f in fields(self):
-            v = getattr(self, f.name)
-            lit = ("true" if v else "false") if isinstance(v, bool) else (f'"{v}"' if isinstance(v, str) else repr(v))
-            lines.append(f"# {f.metadata['desc']}\n{f.name} = {lit}")
+            if f.metadata.get("table"):
+                continue
+            lines.append(f"# {f.metadata['desc']}\n{f.name} = {lit(getattr(self, f.name))}")
+        for model, over in self.models.items():  # TOML tables come after the top-level keys
+            lines.append(f'[models."{model}"]\n' + "\n".join(f"{k} = {lit(v)}" for k, v in over.items()))
         return "\n".join(lines) + "\n"
 
 
@@ -136,6 +182,8 @@ def load_policy(path: str | Path | None = None, env: dict[str, str] | None = Non
             raise PolicyError(f"policy file {p} does not exist")
     base = Policy()
     for f in fields(Policy):
+        if f.metadata.get("table"):
+            continue
         key = f"TUTOR_{f.name.upper()}"
         if key in env:
             values[f.name] = _coerce(f.name, env[key], f.default)

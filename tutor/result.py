@@ -27,7 +27,59 @@ REASONS: dict[str, str] = {
     "answerer_error": "Something went wrong while writing the answer. Please try again.",
     "multiple_issues": "The answer failed several safety checks, so I won't answer.",
     "selected_text_insufficient": "The passage you selected does not answer this question.",
+    # the language model's own words (tutor.failsafe) and the answerability judge
+    "llm_declined": "Your textbook's pages that I found do not give this answer, so I won't guess.",
+    "llm_uncertain": "I was not sure enough of the answer from your textbook, so I won't guess. "
+                     "Try asking about one term or idea at a time.",
+    "llm_ambiguous": "Your question can be read in more than one way. Try asking it more precisely, "
+                     "for example naming the chapter or the term you mean.",
+    "llm_tool_failure": "The part of the tutor that writes answers had a problem. Please try again in a moment.",
+    "llm_timeout": "Writing the answer took too long, so I stopped. Please try again, or ask a shorter question.",
+    "llm_limitation": "This question is too long or too complex for me to answer from the book. "
+                      "Try a shorter, simpler question.",
+    "judge_not_answerable": "Your textbook talks about this topic, but the pages I found do not state this answer.",
+    "source_instructions": "The answer repeated text that gives orders to a computer instead of teaching, so I won't show it.",
 }
+
+
+# the same in Hindi, used when the question is in Hindi (tutor.language.detect_language)
+REFUSAL_SENTENCE_HI = "पाठ्यपुस्तकों के आधार पर मुझे नहीं पता।"
+REASONS_HI: dict[str, str] = {
+    "answered": "उत्तर आपकी पाठ्यपुस्तक से लिया गया है।",
+    "empty_question": "प्रश्न खाली था। अपनी पाठ्यपुस्तक के बारे में कोई प्रश्न लिखिए।",
+    "no_shelf": "इस कक्षा और विषय की पाठ्यपुस्तक अभी उपलब्ध नहीं है।",
+    "insufficient_context": "आपकी पाठ्यपुस्तक में इसके बारे में उत्तर देने लायक पाठ बहुत कम है।",
+    "low_confidence": "आपकी पाठ्यपुस्तक इस बारे में इतना स्पष्ट नहीं बताती कि मैं उत्तर दे सकूँ।",
+    "off_topic": "यह प्रश्न इस पाठ्यपुस्तक की किसी भी बात के बारे में नहीं है।",
+    "wrong_subject": "यह किसी दूसरे विषय की पाठ्यपुस्तक का प्रश्न लगता है।",
+    "no_clear_winner": "पुस्तक के कई अलग-अलग भाग एक जैसे मेल खाते हैं, इसलिए मैं नहीं बता सकता कि कौन-सा उत्तर देता है।",
+    "not_answerable": "आपकी पाठ्यपुस्तक इस विषय पर बात करती है, पर यह सटीक उत्तर नहीं देती।",
+    "missing_citations": "मैं हर वाक्य के लिए पृष्ठ नहीं बता सका, इसलिए उत्तर नहीं दूँगा।",
+    "invalid_citations": "उत्तर ने ऐसे पृष्ठ का हवाला दिया जो स्रोतों में नहीं था, इसलिए उत्तर नहीं दूँगा।",
+    "low_grounding": "उत्तर पुस्तक की बात से पर्याप्त मेल नहीं खाता था, इसलिए उत्तर नहीं दूँगा।",
+    "forbidden_phrasing": "उत्तर में पुस्तक के शब्दों के बजाय अनुमान वाले शब्द थे, इसलिए उत्तर नहीं दूँगा।",
+    "answerer_error": "उत्तर लिखते समय कुछ गड़बड़ हो गई। कृपया फिर से प्रयास कीजिए।",
+    "multiple_issues": "उत्तर कई सुरक्षा जाँचों में विफल रहा, इसलिए उत्तर नहीं दूँगा।",
+    "selected_text_insufficient": "आपके चुने हुए अंश में इस प्रश्न का उत्तर नहीं है।",
+}
+
+
+def refusal_sentence(language: str = "en") -> str:
+    """The refusal sentence in the student's language ("hi" or "en")."""
+    return REFUSAL_SENTENCE_HI if language == "hi" else REFUSAL_SENTENCE
+
+
+def reason_message(reason: str, language: str = "en") -> str:
+    """The message for a reason code in the student's language; unknown codes are returned as they are."""
+    table = REASONS_HI if language == "hi" else REASONS
+    return table.get(reason) or REASONS.get(reason, reason)
+
+
+def wrong_shelf_message(klass: str, subject_label: str, language: str = "en") -> str:
+    """Names the shelf a question looks like it belongs to."""
+    if language == "hi":
+        return f"यह {subject_label} का प्रश्न लगता है: कक्षा {klass} की {subject_label} पुस्तक में पूछिए।"
+    return f"This looks like a {subject_label} question: try the Class {klass} {subject_label} shelf."
 
 
 @dataclass(frozen=True)
@@ -72,9 +124,10 @@ class AnswerSentence:
     text: str
     citations: tuple[int, ...]
     page: int | None = None
+    supported: bool | None = None  # the grounding check's verdict on this sentence (None: not judged)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "citations": list(self.citations), "page": self.page}
+        return {"text": self.text, "citations": list(self.citations), "page": self.page, "supported": self.supported}
 
 
 @dataclass(frozen=True)
@@ -113,13 +166,19 @@ class TutorAnswer:
     near_misses: tuple[Source, ...] = ()
     checks: tuple[Check, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
-    decided_by: str = "retrieval"  # tier: "retrieval", "reranker", "answer_checks", "error"
+    decided_by: str = "retrieval"  # tier: "retrieval", "reranker", "judge", "answerer", "answer_checks", "error"
     llm_called: bool = False
     answerer: str = "extractive"
     timings_ms: dict[str, float] = field(default_factory=dict)
     other_shelf: str = ""
     error: str = ""
     measures: dict[str, float] = field(default_factory=dict)  # the gate's measured values, for calibration
+    language: str = "en"  # the question's language ("en" or "hi"): refusals and reasons are written in it
+    # what the answerer wrote before the checks, sentence by sentence with the grounding verdict: kept for the audit
+    # log and the hallucination measurement, never shown to a student when the checks refused it
+    draft: str = ""
+    draft_sentences: tuple[AnswerSentence, ...] = ()
+    notes: tuple[str, ...] = ()  # what happened on the way that a maintainer should know (e.g. a reranker fallback)
 
     @property
     def failed_checks(self) -> list[Check]:

@@ -2,11 +2,25 @@
 
 Pure functions over strings; the stopword list is NLTK's English list (shipped with llama-index) plus
 question words, so "What is the function of X?" reduces to its content terms.
+
+Hindi: a text holding Devanagari is tokenised after `normalize_for_matching` (nukta, candrabindu, ZWJ/ZWNJ and
+Devanagari digits folded, as on the lexical side everywhere), its words are stemmed by a light suffix stripper
+(बच्चों, बच्चे -> बच्च) and Hindi function and question words are stopwords. What works for which language:
+
+===============================================  ======  =====  =================================================
+function                                         en      hi     note
+===============================================  ======  =====  =================================================
+tokens, content_terms, term_set, TermStats       yes     yes    the IDF cues of the gate (unknown terms, coverage)
+numbers, key_numbers                             yes     yes    Devanagari digits read as ASCII
+negated                                          yes     yes    नहीं, न, बिना, कभी नहीं
+name_phrases, names, has_phrase                  yes     no     capital letters: Devanagari has none
+===============================================  ======  =====  =================================================
 """
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 
@@ -22,6 +36,38 @@ _QUESTION_WORDS = {
 }
 
 
+# Hindi function words, pronouns, postpositions, auxiliaries and question words, in normalize_for_matching form
+# (candrabindu as anusvara: "कहाँ" is "कहां"); question words are stopwords as in English
+_HINDI_STOPWORDS = frozenset("""
+का के की को से में पर तक और या तथा एवं व भी ही तो न नहीं है हैं था थे थी थीं हो होता होती होते होना होने होगा होगी
+गया गई गए गये जाता जाती जाते जाना जाने जा कर करना करने करता करती करते करें करे किया किए किये की कीजिए दीजिए
+लिए लिये द्वारा साथ बाद पहले अपने अपना अपनी उस उसके उसकी उसका उसे उन उनके उनकी उनका उन्हें इस इसके इसकी इसका इसे
+इन इनके इनकी इनका इन्हें यह ये वह वे जो जिस जिसे जिन जिनके कि कोई कुछ सभी सब एक किसी अन्य आदि अथवा यदि तब जब
+क्या कौन कौनसा कौनसी कौनसे कब कहां कैसे कैसा कैसी क्यों कितना कितने कितनी किस किसे किन किसका किसकी किसके
+बताइए बताइये बताएं बताओ लिखिए समझाइए वर्णन कीजिये उदाहरण दें दो नाम प्रकार क्या-क्या मतलब अर्थ अभिप्राय
+""".split())
+
+# a light Hindi stemmer: the longest of these inflection suffixes is stripped when two or more letters stay
+# (after Ramanathan and Rao, "A lightweight stemmer for Hindi", 2003)
+_HINDI_SUFFIXES = sorted("""
+ाएंगे ाएंगी ाऊंगा ाऊंगी ियों ियां ाओं ाएं ुओं ुएं ाना ाने ानी ाता ाते ाती ाया ाई ाए ता ते ती ना ने नी ों ें ीं ां
+ाओ ाइए िए ा ि ी ु ू े ै ो ौ ं
+""".split(), key=len, reverse=True)
+_DEVANAGARI = re.compile("[\u0900-\u0963\u0971-\u097f]")
+_DEV_TOKEN = re.compile("[\u0900-\u0963\u0971-\u097f]+|[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]|\\d+(?:[.,]\\d+)*")
+
+
+def has_devanagari(text: str) -> bool:
+    return bool(_DEVANAGARI.search(text))
+
+
+def hindi_stem(word: str) -> str:
+    for suf in _HINDI_SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 2:
+            return word[: -len(suf)]
+    return word
+
+
 @lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
     try:
@@ -30,17 +76,23 @@ def stopwords() -> frozenset[str]:
         words = set(sw.words("english"))
     except (LookupError, OSError):  # pragma: no cover - the data ships with llama-index
         words = {"the", "a", "an", "of", "to", "in", "is", "are", "and", "or", "for", "on", "with", "by", "as", "at"}
-    return frozenset(words)
+    return frozenset(words) | _HINDI_STOPWORDS
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased word and number tokens."""
+    """Lower-cased word and number tokens; a text with Devanagari is tokenised in its matching form."""
+    if has_devanagari(text):
+        from tutor.normalize import normalize_for_matching
+
+        return _DEV_TOKEN.findall(normalize_for_matching(text))
     return [t.lower().replace("’", "'") for t in _TOKEN.findall(text)]
 
 
 @lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
     """A light English stemmer (plural and common suffixes), enough to match "reactions" with "reaction"."""
+    if _DEVANAGARI.match(word):
+        return hindi_stem(word)
     w = word.lower().strip("'-")
     if w.endswith("'s"):
         w = w[:-2]
@@ -77,9 +129,16 @@ def term_set(text: str) -> set[str]:
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?\b")
 
 
+def ascii_digits(text: str) -> str:
+    """Decimal digits of any script (Devanagari २०२६, Persian ۱۴۰۲) as ASCII; everything else unchanged."""
+    if text.isascii():
+        return text
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
+
+
 def numbers(text: str) -> set[str]:
     """Numbers as written, normalised ("1,000" and "1000" match; "10th" stays distinct from "10")."""
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+    return {n.replace(",", "") for n in _NUMBER.findall(ascii_digits(text))}
 
 
 _REFERENCE = re.compile(
@@ -93,11 +152,12 @@ _SIGNIFICANT = re.compile(r"(?<![\w.])(?:\d{1,4}(?:st|nd|rd|th|s)\b|\d{2,}(?:[.,
 def key_numbers(text: str) -> set[str]:
     """Numbers a question turns on (years, ordinals, quantities of two or more digits), leaving out references
     to the book itself ("Activity 1.7", "in 120 words") and single digits (list items, formula subscripts)."""
-    text = _REFERENCE.sub(" ", text)
+    text = _REFERENCE.sub(" ", ascii_digits(text))
     return {n.replace(",", "") for n in _SIGNIFICANT.findall(text)}
 
 
-_NEGATION = re.compile(r"\b(?:not|no|never|none|nor|neither|without|cannot|unable|fail(?:s|ed)? to)\b|n['’]t\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nor|neither|without|cannot|unable|fail(?:s|ed)? to)\b|n['’]t\b"
+                       r"|(?<![\u0900-\u097f])(?:नहीं|न|बिना|मत)(?![\u0900-\u097f])", re.I)
 
 
 def negated(text: str) -> bool:
@@ -153,6 +213,8 @@ class TermStats:
         for t in texts:
             df.update(term_set(t))
         self.df = df
+        # languages with at least one chunk: a question's terms can only be known where its language is on the shelf
+        self.languages = frozenset("hi" if has_devanagari(t) and _mostly_hindi(t) else "en" for t in texts)
 
     def idf(self, term: str) -> float:
         """Smoothed IDF; a term absent from the whole shelf gets the largest weight."""
@@ -160,3 +222,9 @@ class TermStats:
 
     def known(self, term: str) -> bool:
         return self.df.get(term, 0) > 0
+
+
+def _mostly_hindi(text: str) -> bool:
+    from tutor.language import HINDI, detect_language
+
+    return detect_language(text) == HINDI
