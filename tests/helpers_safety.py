@@ -86,7 +86,7 @@ class RecordingAnswerer:
     uses_llm: bool = True
     calls: list[dict[str, Any]] = field(default_factory=list)
 
-    def answer(self, question, sources, candidates, policy) -> Draft:
+    def answer(self, question, sources, candidates, policy, on_token=None) -> Draft:
         self.calls.append({"question": question, "sources": list(sources), "candidates": list(candidates)})
         if self.raises is not None:
             raise self.raises

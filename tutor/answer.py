@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 from tutor.gate import Candidate
 from tutor.policy import Policy
@@ -23,6 +23,11 @@ class Draft:
 
     text: str
     sentences: tuple[AnswerSentence, ...]
+    declined: str = ""  # a reason code when the answerer itself declined (the LLM's failsafe); text is then raw
+    detail: str = ""  # what made it decline, for the audit log
+
+
+OnToken = Callable[[str], None]
 
 
 class Answerer(Protocol):
@@ -31,7 +36,8 @@ class Answerer(Protocol):
     name: str
     uses_llm: bool
 
-    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy) -> Draft: ...
+    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+               on_token: OnToken | None = None) -> Draft: ...
 
 
 def parse_sentences(text: str) -> tuple[AnswerSentence, ...]:
@@ -59,7 +65,8 @@ class ExtractiveAnswerer:
     name = "extractive"
     uses_llm = False
 
-    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy) -> Draft:
+    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+               on_token: OnToken | None = None) -> Draft:
         n_of = {s.chunk_id: s.n for s in sources}
         chosen: list[Candidate] = []
         seen_text: set[str] = set()

@@ -65,6 +65,42 @@ def supporting_passage(sentence: str, cited_text: str) -> str:
     return max(windows, key=lambda w: (token_overlap(sentence, w), -len(w)))
 
 
+def sentence_support(
+    sentences: tuple[AnswerSentence, ...],
+    sources: list[Source],
+    policy: Policy,
+    similarity: Callable[[str, str], float] | None,
+) -> list[tuple[bool, float, float]]:
+    """Per sentence: (supported, token overlap, similarity) against the text it cites. An uncited sentence, or one
+    citing no existing source, is unsupported: nothing it says is backed by the book."""
+    by_n = {s.n: s for s in sources}
+    out = []
+    for s in sentences:
+        cited = [by_n[n] for n in s.citations if n in by_n]
+        text = " ".join(c.text for c in cited)
+        overlap = token_overlap(s.text, text) if cited else 0.0
+        sim = -1.0
+        if cited and similarity is not None:
+            if _norm(s.text) and _norm(s.text) in _norm(text):
+                sim = 1.0
+            else:
+                sim = max(similarity(s.text, supporting_passage(s.text, c.text)) for c in cited)
+        ok = bool(cited) and overlap >= policy.min_token_overlap and (similarity is None or sim >= policy.min_sentence_similarity)
+        out.append((ok, overlap, sim))
+    return out
+
+
+def check_instructions(sentences: tuple[AnswerSentence, ...]) -> list[Check]:
+    """No sentence of the answer addresses a language model ("ignore previous instructions ..."): such text in a
+    source is an injection, and repeating it would pass grounding because it is, word for word, in the source."""
+    from tutor.prompts import is_instruction_like
+
+    bad = [i + 1 for i, s in enumerate(sentences) if is_instruction_like(s.text)]
+    return [Check("no_instructions", ANSWER, not bad, ", ".join(map(str, bad)) or "none", "none",
+                  f"sentence(s) {bad} address an AI model instead of teaching" if bad
+                  else "no sentence addresses an AI model", "source_instructions")]
+
+
 def check_grounding(
     sentences: tuple[AnswerSentence, ...],
     sources: list[Source],
@@ -76,25 +112,14 @@ def check_grounding(
     of supported sentences and the answer's content-word share must reach the policy. A sentence quoted verbatim
     has similarity 1 (no embedding needed); `similarity=None` skips the embedding test."""
     by_n = {s.n: s for s in sources}
-    supported = 0
-    details = []
     # an uncited sentence is the citation checks' failure; grounding judges what the sentences cite
     n_written = len(sentences)
     sentences = tuple(s for s in sentences if s.citations)
     vacuous = n_written > 0 and not sentences  # all uncited: the citation check says so
-    for i, s in enumerate(sentences):
-        cited = [by_n[n] for n in s.citations if n in by_n]
-        text = " ".join(c.text for c in cited)
-        overlap = token_overlap(s.text, text) if cited else 0.0
-        sim = -1.0
-        if cited and similarity is not None:
-            if _norm(s.text) and _norm(s.text) in _norm(text):
-                sim = 1.0
-            else:
-                sim = max(similarity(s.text, supporting_passage(s.text, c.text)) for c in cited)
-        ok = bool(cited) and overlap >= policy.min_token_overlap and (similarity is None or sim >= policy.min_sentence_similarity)
-        supported += ok
-        details.append(f"sentence {i + 1}: overlap {overlap:.2f}, similarity {sim:.2f}{'' if ok else ' (unsupported)'}")
+    verdicts = sentence_support(sentences, sources, policy, similarity)
+    supported = sum(ok for ok, _, _ in verdicts)
+    details = [f"sentence {i + 1}: overlap {overlap:.2f}, similarity {sim:.2f}{'' if ok else ' (unsupported)'}"
+               for i, (ok, overlap, sim) in enumerate(verdicts)]
     share = supported / len(sentences) if sentences else 0.0
     all_terms = [t for s in sentences for t in content_terms(s.text)]
     cited_all = set().union(*(term_set(by_n[n].text) for s in sentences for n in s.citations if n in by_n)) if sentences else set()
