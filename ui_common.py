@@ -87,13 +87,23 @@ def get_audit(path: str) -> AuditLog:
 
 @st.cache_resource(show_spinner="Getting the tutor ready…")
 def get_tutor(root: str, audit_path: str, kind: str):
-    """One Tutor per (library, audit log, embedder): it holds no per-question state, so all users share it."""
-    from tutor.answerers import make_answerer
+    """One Tutor per (library, audit log, embedder): it holds no per-question state, so all users share it.
+
+    The answerer comes from the policy (`TUTOR_ANSWERER`: extractive, local or openai); an OpenAI-compatible
+    server's address, model and key come from st.secrets ([llm] base_url/model/api_key) or the environment."""
+    from tutor.answerers import make_parts
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
 
     policy = load_policy()
-    return Tutor(get_library(root, kind), policy, answerer=make_answerer(policy), audit=get_audit(audit_path))
+    return Tutor(get_library(root, kind), policy, audit=get_audit(audit_path), **make_parts(policy, secrets=_secrets()))
+
+
+def _secrets() -> dict[str, Any]:
+    try:
+        return {k: (dict(v) if hasattr(v, "keys") else v) for k, v in st.secrets.items()}
+    except Exception:  # noqa: BLE001 - no secrets file at all is the same as no secrets
+        return {}
 
 
 def library() -> Library:
@@ -616,9 +626,40 @@ def history(key: str) -> list[dict[str, Any]]:
     return st.session_state.setdefault(key, [])
 
 
+PENDING_NOTE = "Draft, not checked yet: the tutor is still checking every sentence against your textbook."
+
+
+class PendingDraft:
+    """Collects an LLM's tokens as they come and shows the draft so far through `show(text)`, which must mark it as
+    not yet checked; the caller replaces it by the checked answer or the refusal."""
+
+    def __init__(self, show: Callable[[str], None]):
+        self.show, self.text = show, ""
+
+    def __call__(self, piece: str) -> None:
+        self.text += piece
+        self.show(self.text)
+
+
 def ask(tutor, question: str, shelf: ShelfKey, selected=None) -> TutorAnswer:
-    with st.spinner("Looking in your textbook…"):
-        return tutor.ask(question, shelf.klass, shelf.subject, selected=selected)
+    """Ask the tutor. With an LLM answerer the draft streams into a pending area marked as not checked yet, which
+    is emptied when the checks have decided: the student then sees only the checked answer or the refusal."""
+    if not getattr(tutor.answerer, "uses_llm", False):
+        with st.spinner("Looking in your textbook…"):
+            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected)
+    pending = st.empty()
+
+    def show(text: str) -> None:
+        with pending.container():
+            with st.chat_message("assistant", avatar=":material/hourglass_top:"):
+                st.caption(PENDING_NOTE)
+                st.markdown(f":gray[{md(text)}]")
+
+    try:
+        with st.spinner("Looking in your textbook…"):
+            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, on_token=PendingDraft(show))
+    finally:
+        pending.empty()
 
 
 def render_turn(turn: dict[str, Any], key: str) -> None:
@@ -701,6 +742,8 @@ def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
     )
     if ans.error:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
+    for note in ans.notes:
+        st.caption(f"Note: {md(note)}")
     st.markdown("**Checks** — each measured value against its threshold")
     if ans.checks:
         checks = checks_frame(ans)

@@ -445,3 +445,98 @@ def test_answer_round_trips_through_the_audit_json(env):
     tutor = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy())
     ans = tutor.ask(ANSWERABLE, "10", "science")
     assert ui.answer_from_dict(ans.to_dict()) == ans
+
+
+# ---------------------------------------------------------------------------------------------- an LLM answerer
+class _FakeOpenAIServer:
+    """An OpenAI-compatible chat server on loopback that streams `reply(prompt)` word by word and records prompts."""
+
+    def __init__(self, reply):
+        import http.server
+        import json
+        import threading
+
+        self.prompts: list[str] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):  # quiet
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                prompt = "\n".join(m["content"] for m in body["messages"])
+                outer.prompts.append(prompt)
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for i, word in enumerate(reply(prompt).split(" ")):
+                    event = {"choices": [{"delta": {"content": word if i == 0 else " " + word}}]}
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _cite(prompt: str, needle: str) -> int:
+    import re
+
+    for m in re.finditer(r'<source n="(\d+)"[^>]*>\n(.*?)\n</source n="\1">', prompt, re.S):
+        if needle in m.group(2):
+            return int(m.group(1))
+    raise AssertionError(f"{needle!r} is in no source")
+
+
+@pytest.fixture
+def llm_server(env, monkeypatch):
+    servers = []
+
+    def start(reply):
+        s = _FakeOpenAIServer(reply)
+        servers.append(s)
+        monkeypatch.setenv("TUTOR_ANSWERER", "openai")
+        monkeypatch.setenv("TUTOR_LLM_BASE_URL", s.url)
+        monkeypatch.setenv("TUTOR_LLM_MODEL", "fake")
+        return s
+
+    yield start
+    for s in servers:
+        s.close()
+
+
+def test_llm_answer_from_the_app_is_shown_once_checked(llm_server):
+    server = llm_server(lambda p: f"[{_cite(p, 'called refraction of light')}] This bending of light is called refraction of light.")
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception, at.exception
+    assert len(server.prompts) == 1  # the app's answerer is the openai one
+    reply = at.chat_message[-1]
+    assert "refraction of light" in reply.markdown[0].value and ":blue-badge[" in reply.markdown[0].value
+    assert ui.PENDING_NOTE not in texts(at)  # the pending draft was replaced by the checked answer
+    assert "LLM called** yes" in texts(reply.expander[-1])
+
+
+def test_llm_draft_that_fails_the_checks_is_replaced_by_the_refusal(llm_server):
+    invented = "Refraction was discovered by Isaac Newton in 1666 while he studied apples."
+    server = llm_server(lambda p: f"[{_cite(p, 'called refraction of light')}] {invented}")
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception, at.exception
+    assert len(server.prompts) == 1
+    shown = texts(at)
+    assert REFUSAL_SENTENCE in at.chat_message[-1].markdown[0].value
+    assert "Newton" not in shown and ui.PENDING_NOTE not in shown  # nothing of the vetoed draft stays on screen
+
+
+def test_pending_draft_shows_each_token_marked_unchecked():
+    seen: list[str] = []
+    draft = ui.PendingDraft(seen.append)
+    for piece in ("Refraction", " is", " bending [1]."):
+        draft(piece)
+    assert seen == ["Refraction", "Refraction is", "Refraction is bending [1]."]
