@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 import ui_common as ui
+from tutor.embedding import E5_NAME, MINILM_NAME, embedder_by_name
 from tutor.errors import TutorError
 from tutor.ingest import IngestItem, ingest, remove_chapter
 from tutor.shelf import check_name
@@ -59,7 +60,22 @@ def show_reports(reports: list[dict]) -> None:
             st.caption(f"{name}: page {page} skipped — {ui.md(reason)}")
 
 
-def add_files(rows, tmp: Path) -> list[dict] | None:
+# what a new shelf is embedded with; an existing shelf always keeps the model that built it
+MODEL_CHOICES = {
+    "auto": "Automatic: multilingual for a Hindi chapter, English otherwise",
+    MINILM_NAME: f"English ({MINILM_NAME})",
+    E5_NAME: f"Multilingual: Hindi and English ({E5_NAME})",
+}
+
+
+def upload_embedder(choice: str):
+    """The embedder passed to ingest: the test fake when the app runs on it, None for the automatic choice."""
+    if ui.embedder_kind() == "hash":
+        return embedder
+    return None if choice == "auto" else embedder_by_name(choice)
+
+
+def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
     """Validate the fields, write each upload under a sanitised name in `tmp`, ingest with a progress bar.
 
     Returns one result per file, or None when nothing was ingested (the problems are shown instead).
@@ -85,7 +101,7 @@ def add_files(rows, tmp: Path) -> list[dict] | None:
         try:
             # in-process extraction (workers=1): never fork the threaded Streamlit server, and a refused file's
             # PdfRefused cannot cross a process boundary (it does not pickle)
-            report = ingest(items, store, embedder, workers=1,
+            report = ingest(items, store, upload_embedder(model), workers=1,
                             progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
         except TutorError as e:
             status.update(label="Nothing was added", state="error")
@@ -132,12 +148,15 @@ with tab_add:
             chapter = c_chapter.text_input("Chapter title", key=f"up_chapter_{f.file_id}", label_visibility="collapsed",
                                            placeholder="found in the PDF")
             rows.append((f, klass, subject, chapter))
+    model = st.selectbox("Embedding model for a new shelf", list(MODEL_CHOICES), format_func=MODEL_CHOICES.get,
+                         key="up_model", help="A shelf that already exists keeps the model it was built with. "
+                         "Hindi questions need the multilingual model.")
     add = st.button("Add to the library", type="primary", icon=":material/library_add:", disabled=not files,
                     key="up_add")
     if add and files:
         results = None
         with tempfile.TemporaryDirectory(prefix="tutor-upload-") as tmpdir:
-            results = add_files(rows, Path(tmpdir))
+            results = add_files(rows, Path(tmpdir), model)
         if results is not None:
             ss[ui.UPLOAD_RESULTS] = results
             ss[ui.UPLOAD_ROUND] = ss.get(ui.UPLOAD_ROUND, 0) + 1
@@ -203,7 +222,9 @@ with tab_shelves:
             with st.status("Rebuilding the shelf…", expanded=True) as status:
                 bar = st.progress(0.0, text="Starting…")
                 try:
-                    res = ui.rebuild_shelf(store, embedder, key.klass, key.subject,
+                    # a rebuild keeps the shelf's own model (the app's default embedder may be another one)
+                    own = embedder if ui.embedder_kind() == "hash" else embedder_by_name(manifests[key].embedding_model)
+                    res = ui.rebuild_shelf(store, own, key.klass, key.subject,
                                            progress=lambda p: bar.progress(ui.progress_fraction(p),
                                                                            text=ui.progress_text(p)))
                     msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "

@@ -25,7 +25,8 @@ topics (tests/data/hindi-questions.jsonl) and reports each page's usable share r
 counts as usable when its relative score is at least --page-threshold (default 0.8) and it holds at least
 --min-tokens Devanagari tokens. Without the word list the script reports the dictionary-free figures only.
 
-With --ocr each page is also rendered (pdftoppm, 300 dpi) and read by Tesseract (hin+eng), and the OCR text is scored
+The classes, the word list and the OCR come from tutor/hindi_pdf.py, the same code the ingest uses to keep or
+drop a Hindi page. With --ocr each page is also rendered (pdftoppm, 300 dpi) and read by Tesseract (hin), and the OCR text is scored
 the same way: a check that the measure tells clean Hindi from damaged Hindi on the very same page, and a figure for
 what an OCR fallback would recover (Debian packages poppler-utils, tesseract-ocr, tesseract-ocr-hin; about 8 s a page
 on 2 cores).
@@ -34,11 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -46,42 +43,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tutor.normalize import normalize_for_matching  # noqa: E402
+from tutor.hindi_pdf import (  # noqa: E402  (the measure the ingest uses: one implementation)
+    CLASSES, HUNSPELL_HI, classify, devanagari_tokens, load_vocabulary, ocr_missing, ocr_page,
+)
 
 DEFAULT_DIR = ROOT.parent / "shared" / "data" / "libraries" / "ncert-bilingual"
-DEFAULT_DIC = Path("/usr/share/hunspell/hi_IN.dic")
+DEFAULT_DIC = HUNSPELL_HI
 DEFAULT_CONTROL = ROOT / "tests" / "data" / "hindi-questions.jsonl"
-
-# Devanagari syllable grammar, on text already through normalize_for_matching (nukta as base + U+093C, no ZWJ/ZWNJ,
-# candrabindu folded to anusvara, digits ASCII).
-_CONS = "[\u0915-\u0939\u0958-\u095f\u0978-\u097f]\u093c?"
-_VOWEL = "[\u0904-\u0914\u0960\u0961\u0972-\u0977]"
-_SIGN = "[\u093a\u093b\u093e-\u094c\u094e\u094f\u0955-\u0957\u0962\u0963]"
-_MOD = "[\u0900-\u0903]"
-_SYLLABLE = (f"(?:(?:{_CONS}\u094d)*{_CONS}{_SIGN}?{_MOD}?"  # (C virama)* C [vowel sign] [anusvara/visarga]
-             f"|{_VOWEL}{_MOD}?"  # independent vowel [anusvara]
-             f"|(?:{_CONS}\u094d)+"  # word-final dead consonant(s): अर्थात्
-             "|[\u093d\u0950])")  # avagraha, om
-_WELL_FORMED = re.compile(f"(?:{_SYLLABLE})+")
-_DEVANAGARI_LETTER = re.compile("[\u0904-\u0939\u0958-\u0961\u0972-\u097f]")
-_IN_BLOCK = re.compile("[\u0900-\u097f]+")
-
-CLASSES = ("usable", "unknown", "malformed", "foreign")
-
-
-def classify(token: str, vocabulary: frozenset[str] | None) -> str:
-    """The class of one normalised Devanagari token (see the module docstring); "unknown" needs a vocabulary."""
-    if not _IN_BLOCK.fullmatch(token):
-        return "foreign"
-    if not _WELL_FORMED.fullmatch(token):
-        return "malformed"
-    if vocabulary is None:
-        return "usable"  # dictionary-free mode: well-formed is the best that can be said
-    return "usable" if token in vocabulary else "unknown"
-
-
-def devanagari_tokens(text: str) -> list[str]:
-    return [t for t in normalize_for_matching(text).split() if _DEVANAGARI_LETTER.search(t)]
 
 
 @dataclass
@@ -123,14 +91,6 @@ class PageScore:
     ocr_usable: float | None = None
 
 
-def load_vocabulary(path: Path) -> frozenset[str] | None:
-    if not path.is_file():
-        return None
-    lines = path.read_text(encoding="utf-8").splitlines()[1:]  # the first line is the entry count
-    words = (normalize_for_matching(line.split("/", 1)[0]) for line in lines)
-    return frozenset(w for w in words if w and " " not in w)
-
-
 def page_texts(pdf: Path, raw: bool) -> list[tuple[int, str]]:
     if raw:
         from pypdf import PdfReader
@@ -143,28 +103,9 @@ def page_texts(pdf: Path, raw: bool) -> list[tuple[int, str]]:
     return [(i, got.get(i, "")) for i in range(1, out.n_pages + 1)]
 
 
-def ocr_page(pdf: Path, page: int, workdir: Path) -> str:
-    """Tesseract's reading (hin+eng) of one page rendered at 300 dpi."""
-    stem = workdir / f"p{page}"
-    subprocess.run(["pdftoppm", "-r", "300", "-gray", "-png", "-f", str(page), "-l", str(page), "-singlefile",
-                    str(pdf), str(stem)], check=True, capture_output=True)
-    out = subprocess.run(["tesseract", f"{stem}.png", "stdout", "-l", "hin+eng"], check=True, capture_output=True,
-                         text=True)
-    return out.stdout
-
-
-def ocr_missing() -> str | None:
-    """Why --ocr cannot run here, or None when it can."""
-    if not (shutil.which("pdftoppm") and shutil.which("tesseract")):
-        return "pdftoppm or tesseract not found (apt-get install poppler-utils tesseract-ocr tesseract-ocr-hin)"
-    langs = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True).stdout.split()
-    return None if "hin" in langs else "Tesseract has no Hindi data (apt-get install tesseract-ocr-hin)"
-
-
 def score_pages(pdf: Path, raw: bool, vocabulary, ceiling: float | None, threshold: float,
                 min_tokens: int, ocr: bool = False) -> tuple[list[PageScore], Tally, Tally | None]:
     pages, whole, ocr_whole = [], Tally(), (Tally() if ocr else None)
-    workdir = Path(tempfile.mkdtemp(prefix="hindi-ocr-")) if ocr else None
     for n, text in page_texts(pdf, raw):
         t = Tally()
         tokens = devanagari_tokens(text)
@@ -178,16 +119,14 @@ def score_pages(pdf: Path, raw: bool, vocabulary, ceiling: float | None, thresho
         else:
             verdict = "usable" if rel >= threshold else "damaged"
         ocr_usable = None
-        if workdir is not None:
+        if ocr:
             o = Tally()
-            ocr_tokens = devanagari_tokens(ocr_page(pdf, n, workdir))
+            ocr_tokens = devanagari_tokens(ocr_page(pdf, n))  # cached by file digest, as at ingest
             o.add(ocr_tokens, vocabulary)
             ocr_whole.add(ocr_tokens, vocabulary)
             ocr_usable = o.share("usable")
         pages.append(PageScore(n, t.total, t.share(("usable", "unknown")), t.share("usable"), rel, verdict,
                                dict(t.counts), {c: t.examples[c].most_common(6) for c in CLASSES[1:]}, ocr_usable))
-    if workdir is not None:
-        shutil.rmtree(workdir, ignore_errors=True)
     return pages, whole, ocr_whole
 
 
@@ -227,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.ocr and (why := ocr_missing()):
         ap.error(f"--ocr: {why}")
-    vocabulary = load_vocabulary(args.dic)
+    vocabulary = load_vocabulary(str(args.dic))
     if vocabulary is None:
         print(f"word list {args.dic} not found (apt-get install hunspell-hi, or pass --dic): "
               "reporting dictionary-free figures only, 'usable' below means well-formed\n")
