@@ -345,3 +345,36 @@ def test_openai_client_errors_are_tool_failures():
         llm.chat([{"role": "user", "content": "q"}], 10, 5)
     assert e.value.kind == "tool_failure" and "500" in str(e.value)
     assert not isinstance(e.value, LLMTimeout)
+
+
+# ---------------------------------------------------------------------------------------------- assembling the Qwen model
+def test_the_model_is_joined_in_order_checked_and_written_atomically(tmp_path, monkeypatch):
+    import hashlib
+
+    from tutor import models
+
+    parts = []
+    for i, data in enumerate((b"GGUF-a", b"bb", b"ccc")):
+        parts.append(tmp_path / f"part{i}.bin")
+        parts[-1].write_bytes(data)
+    monkeypatch.setattr(models, "qwen_part_paths", lambda: parts)
+    monkeypatch.setattr(models, "QWEN_BYTES", 11)
+    target = tmp_path / "models" / "q.gguf"
+
+    monkeypatch.setattr(models, "QWEN_SHA256", "0" * 64)  # a damaged part: nothing is left behind
+    with pytest.raises(models.ModelMissing, match="sha256"):
+        models.assemble_qwen(target)
+    assert list((tmp_path / "models").iterdir()) == []
+
+    monkeypatch.setattr(models, "QWEN_SHA256", hashlib.sha256(b"GGUF-abbccc").hexdigest())
+    assert models.assemble_qwen(target) == target and target.read_bytes() == b"GGUF-abbccc"
+    parts[0].write_bytes(b"changed")  # joined once: an existing file of the right size is kept
+    assert models.assemble_qwen(target).read_bytes() == b"GGUF-abbccc"
+
+
+def test_a_missing_model_names_the_extra_to_install(monkeypatch):
+    from tutor import models
+
+    monkeypatch.setenv("TUTOR_LLM_MODEL_PATH", "/nonexistent/model.gguf")
+    with pytest.raises(models.ModelMissing, match="TUTOR_LLM_MODEL_PATH"):
+        models.local_model_path()
