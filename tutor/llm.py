@@ -270,7 +270,7 @@ class OpenAICompatLLM:
         return _run_with_deadline(produce, timeout_s, on_token)
 
     def yes_probability(self, messages: list[Message], timeout_s: float) -> float:
-        d = self._post(self._body(messages, 1, logprobs=True, top_logprobs=10), timeout_s)
+        d = self._post(self._body(messages, 1, logprobs=True, top_logprobs=20), timeout_s)
         choice = (d.get("choices") or [{}])[0]
         content = ((choice.get("logprobs") or {}).get("content") or [])
         if content:
