@@ -249,17 +249,39 @@ def test_the_reranked_tier_decides_with_the_models_scores(library):
         return "\n".join(lines)
 
     llm = FakeLLM(reply=scores)
-    t = Tutor(library, policy(), reranker=LLMReranker(llm, policy()))
-    ans = t.ask(LENS_Q, "10", "science")
+    p = policy(rerank_mode="batched")
+    ans = Tutor(library, p, reranker=LLMReranker(llm, p)).ask(LENS_Q, "10", "science")
     assert not ans.was_refusal and ans.decided_by == "reranker"
     assert [s.chunk_id for s in ans.sources] == ["light:0001"]
     assert len(llm.chats) == 1  # every candidate in one call
     assert check(ans.checks, "rerank_confidence").value == 3.0
 
 
-@pytest.mark.parametrize("llm", [FakeLLM(reply="I cannot rate these."), FakeLLM(hang=True), failing()])
-def test_a_reranker_that_fails_or_times_out_falls_back_with_a_note(library, llm):
-    t = Tutor(library, policy(rerank_timeout_s=0.3), reranker=LLMReranker(llm, policy(rerank_timeout_s=0.3)))
+def test_the_per_chunk_reranker_scores_three_times_the_probability_of_yes(library):
+    llm = FakeLLM(yes=lambda m: 0.9 if "dioptres" in prompt_text({"messages": m}) else 0.1)
+    p = policy(rerank_mode="per_chunk")
+    ans = Tutor(library, p, reranker=LLMReranker(llm, p)).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and ans.decided_by == "reranker"
+    assert [s.chunk_id for s in ans.sources] == ["light:0001"]
+    assert check(ans.checks, "rerank_confidence").value == pytest.approx(2.7)
+    assert llm.chats == [] and len(llm.calls) >= 2  # one yes/no call per candidate, no chat
+
+
+def test_a_batched_reply_giving_every_passage_the_same_score_falls_back(library):
+    def same(messages):
+        n = len(re.findall(r'<passage n="', prompt_text({"messages": messages})))
+        return "\n".join(f"{i}: 3" for i in range(1, n + 1))
+
+    p = policy(rerank_mode="batched", top_k=8)
+    ans = Tutor(library, p, reranker=LLMReranker(FakeLLM(reply=same), p)).ask(LENS_Q, "10", "science")
+    assert ans.decided_by != "reranker" and any("same score" in n for n in ans.notes)
+
+
+@pytest.mark.parametrize("mode, llm", [("batched", FakeLLM(reply="I cannot rate these.")), ("batched", FakeLLM(hang=True)),
+                                       ("batched", failing()), ("per_chunk", failing())])
+def test_a_reranker_that_fails_or_times_out_falls_back_with_a_note(library, mode, llm):
+    p = policy(rerank_timeout_s=0.3, rerank_mode=mode)
+    t = Tutor(library, p, reranker=LLMReranker(llm, p))
     ans = t.ask(LENS_Q, "10", "science")
     assert not ans.was_refusal and ans.decided_by == "retrieval"
     assert any(n.startswith("reranker failed/timed out: fell back to retrieval scores") for n in ans.notes)

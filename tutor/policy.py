@@ -63,7 +63,10 @@ class Policy:
     llm_threads: int = _f(0, "CPU threads for the local model (0: one per core)", 0, 256)
     llm_source_chars: int = _f(1500, "characters of each source shown to the language model", 100, 20000)
     rerank: bool = _f(False, "let the language model score the candidate chunks 0-3 (the gate's reranked tier)")
-    rerank_candidates: int = _f(6, "most candidate chunks the reranker scores, in one call", 1, 20)
+    rerank_mode: str = _f("per_chunk", "per_chunk: one yes/no call per candidate, relevance 3 x P(yes); batched: one call "
+                          "scoring all 0-3 (the shipped 1.5B model gave every passage 3 that way)",
+                          choices=("per_chunk", "batched"))
+    rerank_candidates: int = _f(6, "most candidate chunks the reranker scores", 1, 20)
     rerank_timeout_s: float = _f(45.0, "seconds the reranker has; past it the gate falls back to retrieval scores", 0.1, 3600)
     judge: bool = _f(False, "ask the language model whether the best evidence states the answer, before answering")
     min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk needs", 0, 1)
