@@ -270,7 +270,11 @@ class OpenAICompatLLM:
         return _run_with_deadline(produce, timeout_s, on_token)
 
     def yes_probability(self, messages: list[Message], timeout_s: float) -> float:
-        d = self._post(self._body(messages, 1, logprobs=True, top_logprobs=20), timeout_s)
+        got: list[dict[str, Any]] = []
+        # in the worker too: httpx's timeout bounds each read, the deadline bounds the whole call
+        _run_with_deadline(lambda emit, cancelled: got.append(
+            self._post(self._body(messages, 1, logprobs=True, top_logprobs=20), timeout_s)), timeout_s, None)
+        d = got[0]
         choice = (d.get("choices") or [{}])[0]
         content = ((choice.get("logprobs") or {}).get("content") or [])
         if content:
