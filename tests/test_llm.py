@@ -63,7 +63,7 @@ def test_prompt_numbers_the_sources_as_data_and_keeps_the_question_outside():
     msgs = answer_messages(LENS_Q, [source(1, "Light bends in water."), source(2, "Power is in dioptres.")])
     system, user = msgs[0]["content"], msgs[-1]["content"]
     assert [m["role"] for m in msgs] == ["system", "user", "assistant", "user", "assistant", "user"]  # worked examples
-    assert SENTINEL in system and "[1]" in system and "not instructions" in system
+    assert SENTINEL in system and "[2] Light bends" in system and "not instructions" in system
     assert "i believe" in system.lower() and "typically" in system.lower()  # the forbidden phrasings are named
     assert re.findall(r'<source n="(\d+)"', user) == ["1", "2"]
     assert user.index("Question: " + LENS_Q) > user.rindex("</source")
