@@ -15,7 +15,7 @@ except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, chunk, policy, write_shelf
 
 from tutor.evaluate import perturb
-from tutor.lexical import LexicalIndex, ParaphraseScorer, paraphrase_score, rrf, terms, trigram_jaccard, words
+from tutor.lexical import LexicalIndex, ParaphraseScorer, edit_distance, paraphrase_score, rrf, terms, trigram_jaccard, words
 from tutor.retrieval import Library, hybrid_search
 
 BIOLOGY = [
@@ -305,3 +305,51 @@ def test_unknown_retriever_is_named(library):
     shelf = library.shelf("10", "science")
     with pytest.raises(ValueError, match="unknown retriever"):
         library.retrieve("q", shelf, np.zeros(EMB.dim, dtype=np.float32), policy(), "magic")
+
+
+# ---------------------------------------------------------------- spelling correction before retrieval and the gate
+
+
+@pytest.mark.parametrize("a, b, d", [("respiraton", "respiration", 1), ("teh", "the", 1), ("plantss", "plants", 1),
+                                     ("electrolyte", "electrolysis", 3), ("", "abc", 3), ("same", "same", 0)])
+def test_edit_distance_counts_insertions_deletions_substitutions_and_swaps(a, b, d):
+    assert edit_distance(a, b) == d == edit_distance(b, a)
+
+
+def test_correct_mends_misspelt_words_and_keeps_the_punctuation_around_them(bio):
+    fixed, fixes = bio.correct('Why does "respiraton" need mitochondira?', 0.5)
+    assert fixed == 'Why does "respiration" need mitochondria?'
+    assert [(f.word, f.match) for f in fixes] == [("respiraton", "respiration"), ("mitochondira", "mitochondria")]
+
+
+@pytest.mark.parametrize("question", [
+    "What is an electrolyte?",  # a real word three edits from "electrolysis": not a slip, stays unknown
+    "Define hydrogenation.",  # "hydrogen" is inside it, but five letters away
+    "Is the cell irrespiration?",  # two letters from "respiration", but a prefix changes a word's meaning
+    "Who won the 2015 football championship?",  # resembles nothing on the shelf
+    "What is photosynthesis?",  # already a shelf word
+])
+def test_correct_leaves_real_words_the_shelf_never_uses_as_they_are(bio, question):
+    assert bio.correct(question, 0.5) == (question, [])
+
+
+def test_correct_is_off_at_similarity_zero(bio):
+    assert bio.correct("What is photosynthsis?", 0.0) == ("What is photosynthsis?", [])
+
+
+def test_the_tutor_reads_a_misspelt_question_as_mended_and_says_so(library):
+    from tutor.pipeline import Tutor
+
+    q = "Where does respiraton release energy from glucose?"
+    # HashEmbedder's cosines run low for a paraphrase: a floor on its scale (the real thresholds are MiniLM's)
+    scale = dict(retriever="hybrid", min_confidence=0.3, min_mean_confidence=0.3)
+    on = Tutor(library, policy(correct_spelling=True, **scale)).ask(q, "10", "science")
+    off = Tutor(library, policy(correct_spelling=False, **scale)).ask(q, "10", "science")
+    assert on.question == q  # the log keeps what the student typed
+    assert any("'respiraton' as 'respiration'" in n for n in on.notes)
+    assert not any("respiraton" in n for n in off.notes)
+    # mended, the question's words are all shelf words: no unknown-term penalty, a higher confidence
+    conf_on, conf_off = (next(c for c in a.checks if c.name == "confidence").value for a in (on, off))
+    assert conf_on > conf_off
+    assert not on.was_refusal and on.sources[0].chunk_id == "bio:0001"
+    assert off.was_refusal

@@ -184,9 +184,10 @@ def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from tutor.evaluate import answer_record, evaluate, load_questions, sample_questions
+    from tutor.evaluate import answer_record, evaluate, load_questions, perturbed, sample_questions
 
     qs = sample_questions(load_questions(args.questions, args.limit), args.sample, args.seed)
+    qs = perturbed(qs, args.perturb)  # misspelt or reworded copies of the questions, labels kept
     indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
     tutors = {name: _tutor(path, args.policy, args.answerer, audit=False, rerank=args.rerank, judge=args.judge)
               for name, path in indexes.items()}
@@ -413,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rerank", action="store_true", default=None, help="the gate's reranked tier (LLM scores 0-3)")
     p.add_argument("--judge", action="store_true", default=None, help="the LLM answerability judge before answering")
     p.add_argument("--progress", action="store_true", help="count questions on stderr")
+    p.add_argument("--perturb", choices=("none", "typos", "reorder"), default="none",
+                   help="ask deterministic misspelt (typos) or reworded (reorder) copies of the questions")
     p.add_argument("--json", type=Path, dest="json_out", help="write the report here")
     p.add_argument("--answerer", choices=("extractive", "local", "openai"), default=None)
     p.add_argument("--policy", type=Path)

@@ -54,6 +54,22 @@ def trigrams(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w[i : i + 3] for i in range(len(w) - 2)))
 
 
+def edit_distance(a: str, b: str) -> int:
+    """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions, substitutions and swaps of
+    two neighbouring letters, each 1 ("respiraton" -> "respiration" = 1, "teh" -> "the" = 1)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[len(b)]
+
+
 def trigram_jaccard(a: str, b: str) -> float:
     """Jaccard similarity of two words' padded trigram sets, in [0, 1] (1 = same trigrams)."""
     ta, tb = set(trigrams(a)), set(trigrams(b))
@@ -214,6 +230,45 @@ class LexicalIndex:
                 out[mt] = max(out.get(mt, 0.0), m.similarity)
                 fixes.append(m)
         return out, fixes
+
+    def correct(self, question: str, min_similarity: float) -> tuple[str, list[FuzzyMatch]]:
+        """The question with each misspelt word replaced by the shelf word it most resembles ("What is
+        photosynthsis?" -> "What is photosynthesis?"), and the replacements made.
+
+        Only a word of five letters or more whose term the shelf never uses, and with no digit, is replaced, and only
+        by a shelf word that reaches `min_similarity` (trigram Jaccard), starts with the same letter and is one edit
+        away (two for words of eight letters or more). A word the shelf never uses and resembles
+        nothing on it stays as written, so the gate still counts it as unknown. Punctuation around a word is kept."""
+        if not min_similarity or min_similarity > 1:
+            return question, []
+        out: list[str] = []
+        fixes: list[FuzzyMatch] = []
+        for token in question.split(" "):
+            lead = len(token) - len(token.lstrip("\"'“‘(["))
+            trail = len(token) - len(token.rstrip("\"'”’)].,;:?!।"))
+            core = token[lead : len(token) - trail] if trail else token[lead:]
+            ws = words(core)
+            if len(ws) != 1 or len(ws[0]) < 5 or any(ch.isdigit() for ch in ws[0]):
+                out.append(token)
+                continue
+            t = _term(ws[0])
+            if t is None or t in self.vocab:
+                out.append(token)
+                continue
+            # a slip of the keyboard is one or two edits away; a real word the shelf never uses ("electrolyte" beside
+            # "electrolysis", "hydrogenation" beside "hydrogen") is further, and must stay unknown to the gate
+            budget = 1 if len(ws[0]) < 8 else 2
+            # and keeps its first letter: "irrelevant" -> "relevant", "uninvited" -> "invited" would turn the question
+            # into its opposite
+            match = next((m for m in self.fuzzy(ws[0], min_similarity, limit=5)
+                          if m.match != ws[0] and m.match[0] == ws[0][0] and edit_distance(ws[0], m.match) <= budget),
+                         None)
+            if match is None:
+                out.append(token)
+                continue
+            fixes.append(match)
+            out.append(token[:lead] + match.match + token[len(token) - trail :] if trail else token[:lead] + match.match)
+        return " ".join(out), fixes
 
     # ------------------------------------------------------------------ retrievers
     def bm25_scores(self, weights: dict[str, float]) -> np.ndarray:

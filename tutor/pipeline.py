@@ -130,18 +130,23 @@ class Tutor:
         shelf = self.library.shelf(klass, subject)
         p = self._policy_for(shelf)
         stats = self._shelf_stats(shelf)
+        notes: list[str] = []
+        asked = question  # what retrieval and the gate read: the question with its misspelt words mended
+        if p.correct_spelling and p.retriever != "dense":
+            with timer.stage("spelling"):
+                asked, fixes = shelf.lexical.correct(question, p.fuzzy_min_similarity)
+            notes += [f"read {f.word!r} as {f.match!r} (a word of the shelf one or two letters away)" for f in fixes]
         with timer.stage("embed"):
-            qvec = self.library.embed_query(question, shelf)
+            qvec = self.library.embed_query(asked, shelf)
         with timer.stage("search"):
-            hits = self.library.retrieve(question, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
+            hits = self.library.retrieve(asked, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
-            others = [(s.key, s.best) for s in self.library.shelf_scores(question, k=5, query_vec=qvec)
+            others = [(s.key, s.best) for s in self.library.shelf_scores(asked, k=5, query_vec=qvec)
                       if s.key != shelf.key and s.best > -1.0]
         # a shelf built with another embedding model scores on its own scale: its margin over its own model's
         # min_confidence, put on this shelf's scale, is what the gate's wrong-shelf check compares
         others = [(k, self._on_scale(k, score, shelf, p)) for k, score in others]
         rerank = None
-        notes: list[str] = []
         if self.reranker is not None:
             with timer.stage("rerank"):
                 try:
@@ -151,7 +156,7 @@ class Tutor:
                     notes.append(f"{RERANK_FALLBACK} ({type(e).__name__}: {e})")
         reranker_llm = self.reranker is not None and getattr(self.reranker, "llm", None) is not None
         with timer.stage("gate"):
-            decision = decide(question, hits, p, stats, others, rerank)
+            decision = decide(asked, hits, p, stats, others, rerank)
         near = tuple(_source(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""

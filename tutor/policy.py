@@ -36,6 +36,8 @@ class Policy:
     rrf_k: int = _f(60, "hybrid: reciprocal rank fusion constant k in 1/(k + rank); larger flattens the ranks", 1, 1000)
     fuzzy_min_similarity: float = _f(0.5, "hybrid: a question word the shelf never uses is read as the shelf word "
                                      "whose character-trigram Jaccard with it is at least this (0 switches it off)", 0, 1)
+    correct_spelling: bool = _f(True, "hybrid: before retrieval and the gate, a misspelt question word (unknown to the shelf, "
+                                "one or two letters from a shelf word within fuzzy_min_similarity) is read as that word")
     # gate: context
     min_context_chars: int = _f(60, "least evidence text (characters) worth answering from", 0, 10_000)
     # gate: confidence bands
