@@ -114,6 +114,8 @@ def test_neutralise_leaves_plain_text_alone():
     ("An error occurred while processing the sources.", "tool_failure"),
     ("As an AI language model, I cannot browse the textbook.", "technical_limitation"),
     ("", "tool_failure"),
+    ("The novel took Indian forms [1].\nThe novel took Indian forms [1].\nThe novel took Indian forms [1].",
+     "technical_limitation"),
 ])
 def test_failsafe_categories(text, category):
     found = classify(text)

@@ -67,6 +67,15 @@ def classify(text: str, quoted_from: str = "") -> Failsafe | None:
         return Failsafe("tool_failure", CATEGORIES["tool_failure"], "empty reply")
     if SENTINEL in text:
         return Failsafe("insufficient_information", CATEGORIES["insufficient_information"], SENTINEL)
+    # a small model stuck in a loop repeats a sentence: the reply is broken, however well each copy is grounded
+    seen: dict[str, int] = {}
+    for sent in re.split(r"(?<=[.!?])\s+|\n+", text):
+        key = _norm(re.sub(r"\[\d+\]", "", sent))
+        if len(key) > 10:
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] >= 3:
+                return Failsafe("technical_limitation", CATEGORIES["technical_limitation"],
+                                f"the same sentence {seen[key]} times")
     book = _norm(quoted_from)
     own = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text)
            if not (book and _norm(re.sub(r"\[\d+\]", "", s)) and _norm(re.sub(r"\[\d+\]", "", s)) in book)]
