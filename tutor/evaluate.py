@@ -88,7 +88,8 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
             "llm_answer_ms": ans.timings_ms.get("answer") if ans.llm_called and "answer" in ans.timings_ms else None,
             "drafted": drafted, "unsupported": unsupported, "shown_unsupported": answered and unsupported,
-            "judge_said_yes": None if judged is None else bool(judged.passed)}
+            "judge_said_yes": None if judged is None else bool(judged.passed),
+            "judge_p": None if judged is None else judged.value}
 
 
 def percentile(values: Iterable[float], p: float) -> float | None:
