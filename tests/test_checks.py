@@ -239,3 +239,20 @@ def test_verdict_multiple_issues():
     checks = check_citations(sentences, FOUR) + check_phrasing(sentences, CLEAN_SRC)
     assert [c.reason for c in checks if not c.passed] == ["missing_citations", "forbidden_phrasing"]
     assert verdict(checks) == "multiple_issues"
+
+
+def test_a_hindi_sentence_quoted_word_for_word_needs_no_embedding():
+    from tutor.checks import quoted
+
+    book = "लौह की कमी से होने वाला अरक्तता (IDA) एक आम समस्या है। यह गर्भवती महिलाओं में अधिक होती है।"
+    src = source(1, book, file="h.pdf", page=3)
+    sentence = AnswerSentence("यह गर्भवती महिलाओं में अधिक होती है।", (1,))
+
+    def no_model(a: str, b: str) -> float:
+        raise AssertionError("a quoted sentence must not be sent to the embedding model")
+
+    checks = check_grounding((sentence,), [src], policy(), no_model)
+    assert checks[0].passed and "similarity 1.00" in checks[0].detail
+    assert quoted("यह गर्भवती महिलाओं", book)
+    assert not quoted("वती महिलाओं", book)  # whole words only: a word's tail is not a quote
+    assert not quoted("he is", "the issue") and quoted("The issue", "the issue, again")

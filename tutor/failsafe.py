@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tutor.checks import normalized_words, quoted
 from tutor.prompts import SENTINEL
 
 # category -> reason code (tutor.result.REASONS holds the student's message for each)
@@ -54,10 +55,6 @@ class Failsafe:
     evidence: str
 
 
-def _norm(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
-
-
 def classify(text: str, quoted_from: str = "") -> Failsafe | None:
     """The first category (most serious first) whose indicators occur in `text`; None for a plain answer.
 
@@ -70,15 +67,13 @@ def classify(text: str, quoted_from: str = "") -> Failsafe | None:
     # a small model stuck in a loop repeats a sentence: the reply is broken, however well each copy is grounded
     seen: dict[str, int] = {}
     for sent in re.split(r"(?<=[.!?])\s+|\n+", text):
-        key = _norm(re.sub(r"\[\d+\]", "", sent))
+        key = normalized_words(re.sub(r"\[\d+\]", "", sent))
         if len(key) > 10:
             seen[key] = seen.get(key, 0) + 1
             if seen[key] >= 3:
                 return Failsafe("technical_limitation", CATEGORIES["technical_limitation"],
                                 f"the same sentence {seen[key]} times")
-    book = _norm(quoted_from)
-    own = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text)
-           if not (book and _norm(re.sub(r"\[\d+\]", "", s)) and _norm(re.sub(r"\[\d+\]", "", s)) in book)]
+    own = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if not quoted(re.sub(r"\[\d+\]", "", s), quoted_from)]
     text = " ".join(own)
     for category, pattern in _PATTERNS:
         m = pattern.search(text)
