@@ -95,7 +95,7 @@ def test_token_overlap_counts_content_words_found_in_the_cited_text():
 
 @pytest.mark.parametrize("threshold, passes", [(0.8, True), (0.81, False)])
 def test_grounding_on_both_sides_of_min_token_overlap(threshold, passes):
-    pol = policy(min_token_overlap=threshold, min_answer_word_share=0.0)
+    pol = policy(min_token_overlap=threshold, min_answer_word_share=0.0, min_window_overlap=0.0)
     g = check(check_grounding((S(FOUR_OF_FIVE, (1,)),), SRC, pol, None), "grounding")
     assert g.passed is passes and g.value == (1.0 if passes else 0.0)
     assert "overlap 0.80" in g.detail and g.reason == "low_grounding"
@@ -156,7 +156,7 @@ def test_grounding_on_both_sides_of_min_supported_share(threshold, passes):
 
 @pytest.mark.parametrize("threshold, passes", [(0.8, True), (0.81, False)])
 def test_answer_word_share_on_both_sides(threshold, passes):
-    pol = policy(min_token_overlap=0.5, min_answer_word_share=threshold)
+    pol = policy(min_token_overlap=0.5, min_answer_word_share=threshold, min_window_overlap=0.0)
     checks = check_grounding((S(FOUR_OF_FIVE, (1,)),), SRC, pol, None)
     w = check(checks, "answer_word_share")
     assert w.value == pytest.approx(0.8) and w.passed is passes
@@ -256,3 +256,19 @@ def test_a_hindi_sentence_quoted_word_for_word_needs_no_embedding():
     assert quoted("यह गर्भवती महिलाओं", book)
     assert not quoted("वती महिलाओं", book)  # whole words only: a word's tail is not a quote
     assert not quoted("he is", "the issue") and quoted("The issue", "the issue, again")
+
+
+@pytest.mark.parametrize("sentence, window, passes", [
+    # every content word in one sentence of the cited text (a paraphrase of it)
+    ("Respiration is an exothermic process that gives out energy.", 1.0, True),
+    # the words are all in the chunk, but gathered from two places: the book never says this
+    ("Respiration is an endothermic process.", 2 / 3, False),
+])
+def test_a_sentence_must_find_its_words_in_one_place_of_the_cited_text(sentence, window, passes):
+    cited = ("Do you know that respiration is an exothermic process that gives out energy? We need energy to stay "
+             "alive. Food is broken down in the cells. Reactions in which energy is absorbed are known as "
+             "endothermic reactions.")
+    pol = policy(min_token_overlap=0.6, min_window_overlap=1.0, min_answer_word_share=0.0)
+    g = check(check_grounding((S(sentence, (1,)),), [source(1, cited)], pol, None), "grounding")
+    assert token_overlap(sentence, cited) == 1.0  # the old test alone would pass both
+    assert g.passed is passes and f"overlap {window:.2f}" in g.detail

@@ -82,21 +82,28 @@ def sentence_support(
     similarity: Callable[[str, str], float] | None,
 ) -> list[tuple[bool, float, float]]:
     """Per sentence: (supported, token overlap, similarity) against the text it cites. An uncited sentence, or one
-    citing no existing source, is unsupported: nothing it says is backed by the book."""
+    citing no existing source, is unsupported: nothing it says is backed by the book.
+
+    Besides the overlap with the whole cited text, the sentence's content words must occur in one place of it (the
+    sentence, or two neighbouring sentences, that supports it best) in at least `min_window_overlap` of them: a
+    paraphrase that gathers its words from across a chunk ("Respiration is an endothermic process" beside
+    "respiration is an exothermic process" and "energy is absorbed" elsewhere) is not what the book says. A quote
+    is its own window (1.0)."""
     by_n = {s.n: s for s in sources}
     out = []
     for s in sentences:
         cited = [by_n[n] for n in s.citations if n in by_n]
         text = " ".join(c.text for c in cited)
         overlap = token_overlap(s.text, text) if cited else 0.0
+        is_quote = bool(cited) and quoted(s.text, text)
+        window = 1.0 if is_quote else max((token_overlap(s.text, supporting_passage(s.text, c.text)) for c in cited),
+                                          default=0.0)
         sim = -1.0
         if cited and similarity is not None:
-            if quoted(s.text, text):
-                sim = 1.0
-            else:
-                sim = max(similarity(s.text, supporting_passage(s.text, c.text)) for c in cited)
-        ok = bool(cited) and overlap >= policy.min_token_overlap and (similarity is None or sim >= policy.min_sentence_similarity)
-        out.append((ok, overlap, sim))
+            sim = 1.0 if is_quote else max(similarity(s.text, supporting_passage(s.text, c.text)) for c in cited)
+        ok = (bool(cited) and overlap >= policy.min_token_overlap and window >= policy.min_window_overlap
+              and (similarity is None or sim >= policy.min_sentence_similarity))
+        out.append((ok, min(overlap, window), sim))
     return out
 
 

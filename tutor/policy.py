@@ -81,6 +81,8 @@ class Policy:
     require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the answer")
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
+    min_window_overlap: float = _f(1.0, "share of a sentence's content words found in one place of the text it cites "
+                                   "(a sentence or two neighbours): a paraphrase may not gather its words across a chunk", 0, 1)
     min_sentence_similarity: float = _f(0.5, "cosine similarity of a sentence to the chunk it cites", -1, 1)
     min_supported_share: float = _f(1.0, "share of answer sentences that must be supported", 0, 1)
     min_answer_word_share: float = _f(0.8, "share of the answer's content words found in the cited text", 0, 1)
