@@ -19,7 +19,7 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
@@ -269,29 +269,26 @@ class HashEmbedder:
         return _unit(out)
 
 
-_DEFAULT: MiniLMEmbedder | None = None
-_DEFAULT_LOCK = threading.Lock()
+_SHARED: dict[str, Embedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared(name: str, make: Callable[[], Embedder]) -> Embedder:
+    """One model of each kind per process (loading costs seconds), made once even when two threads ask at once."""
+    with _SHARED_LOCK:
+        if name not in _SHARED:
+            _SHARED[name] = make()
+        return _SHARED[name]
 
 
 def default_embedder() -> MiniLMEmbedder:
-    """One shared MiniLM per process (loading costs seconds)."""
-    global _DEFAULT
-    with _DEFAULT_LOCK:
-        if _DEFAULT is None:
-            _DEFAULT = MiniLMEmbedder()
-        return _DEFAULT
-
-
-_E5: E5Embedder | None = None
+    """One shared MiniLM per process."""
+    return _shared(MINILM_NAME, MiniLMEmbedder)  # type: ignore[return-value]
 
 
 def e5_embedder() -> E5Embedder:
     """One shared e5 per process."""
-    global _E5
-    with _DEFAULT_LOCK:
-        if _E5 is None:
-            _E5 = E5Embedder()
-        return _E5
+    return _shared(E5_NAME, E5Embedder)  # type: ignore[return-value]
 
 
 def embedder_by_name(name: str) -> Embedder:
