@@ -123,17 +123,22 @@ def check_grounding(
     sources: list[Source],
     policy: Policy,
     similarity: Callable[[str, str], float] | None,
+    verdicts: list[tuple[bool, float, float]] | None = None,
 ) -> list[Check]:
     """Each sentence must be supported by what it cites: token overlap with the cited text, and embedding
     similarity with the passage of it that supports the sentence best, each against its own threshold; the share
     of supported sentences and the answer's content-word share must reach the policy. A sentence quoted verbatim
-    has similarity 1 (no embedding needed); `similarity=None` skips the embedding test."""
+    has similarity 1 (no embedding needed); `similarity=None` skips the embedding test. `verdicts`, when the caller
+    has them, are `sentence_support` of the same sentences (so the pipeline judges each sentence once)."""
     by_n = {s.n: s for s in sources}
+    if verdicts is None:
+        verdicts = sentence_support(sentences, sources, policy, similarity)
     # an uncited sentence is the citation checks' failure; grounding judges what the sentences cite
     n_written = len(sentences)
-    sentences = tuple(s for s in sentences if s.citations)
+    cited_only = [(s, v) for s, v in zip(sentences, verdicts) if s.citations]
+    sentences = tuple(s for s, _ in cited_only)
+    verdicts = [v for _, v in cited_only]
     vacuous = n_written > 0 and not sentences  # all uncited: the citation check says so
-    verdicts = sentence_support(sentences, sources, policy, similarity)
     supported = sum(ok for ok, _, _ in verdicts)
     details = [f"sentence {i + 1}: overlap {overlap:.2f}, similarity {sim:.2f}{'' if ok else ' (unsupported)'}"
                for i, (ok, overlap, sim) in enumerate(verdicts)]

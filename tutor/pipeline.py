@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Callable
 
 from tutor.answer import Answerer, ExtractiveAnswerer, OnToken
@@ -208,18 +207,18 @@ class Tutor:
             sentences = draft.sentences
             embedder = self.library.embedder_for(shelf) if shelf is not None else self._any_embedder()
 
-            @lru_cache(maxsize=256)
             def similarity(a: str, b: str) -> float:
                 va, vb = embedder.embed([a, b])
                 return float(va @ vb)
 
+            # every sentence's own verdict, uncited ones included: the grounding check, the audit log and the
+            # hallucination measure all read these
+            verdicts = sentence_support(sentences, sources, policy, similarity)
             checks = (check_citations(sentences, len(sources))
-                      + check_grounding(sentences, sources, policy, similarity)
+                      + check_grounding(sentences, sources, policy, similarity, verdicts)
                       + check_phrasing(sentences, sources)
                       + check_instructions(sentences))
-            # every sentence's own verdict, uncited ones included: the audit log and the hallucination measure
-            judged = tuple(replace(s, supported=ok)
-                           for s, (ok, _, _) in zip(sentences, sentence_support(sentences, sources, policy, similarity)))
+            judged = tuple(replace(s, supported=ok) for s, (ok, _, _) in zip(sentences, verdicts))
         all_checks = gate_checks + tuple(checks)
         reason = verdict(checks)
         if reason != "answered":
