@@ -79,20 +79,26 @@ def trigram_jaccard(a: str, b: str) -> float:
 # ---------------------------------------------------------------------------------------------- seed design
 
 
+def _paraphrase(q_norm: str, q_words: set[str], q_tris: set[str], t_norm: str, t_words: set[str],
+                t_tris: set[str]) -> float:
+    """The seed score from both texts' normalised form, word sets and trigram sets (made once by the caller)."""
+    if not q_words or not t_words:
+        return 0.0
+    inter = len(q_words & t_words)
+    return (0.4 * inter / len(q_words | t_words) + 0.3 * len(q_tris & t_tris) / len(q_tris | t_tris)
+            + 0.2 * (q_norm in t_norm or t_norm in q_norm) + 0.1 * inter / min(len(q_words), len(t_words)))
+
+
+def _seed_parts(text: str) -> tuple[str, set[str], set[str]]:
+    norm = normalize_for_matching(text)
+    ws = set(norm.split())
+    return norm, ws, {g for w in ws for g in trigrams(w)}
+
+
 def paraphrase_score(question: str, text: str) -> float:
     """The seed paraphrase score the hybrid retriever is measured against, in [0, 1]: token Jaccard 40% + trigram
     Jaccard 30% + substring 20% (one normalised text inside the other) + overlap coefficient 10%."""
-    qa, ta = normalize_for_matching(question), normalize_for_matching(text)
-    a, b = set(qa.split()), set(ta.split())
-    if not a or not b:
-        return 0.0
-    ga = {g for w in a for g in trigrams(w)}
-    gb = {g for w in b for g in trigrams(w)}
-    token_j = len(a & b) / len(a | b)
-    tri_j = len(ga & gb) / len(ga | gb)
-    substring = 1.0 if qa in ta or ta in qa else 0.0
-    overlap = len(a & b) / min(len(a), len(b))
-    return 0.4 * token_j + 0.3 * tri_j + 0.2 * substring + 0.1 * overlap
+    return _paraphrase(*_seed_parts(question), *_seed_parts(text))
 
 
 # ---------------------------------------------------------------------------------------------- fusion
@@ -321,23 +327,9 @@ class ParaphraseScorer:
 
     def __init__(self, texts: Sequence[str], include: Sequence[bool] | None = None):
         self.rows = [i for i in range(len(texts)) if include is None or include[i]]
-        self.norm = [normalize_for_matching(texts[i]) for i in self.rows]
-        self.sets = [set(t.split()) for t in self.norm]
-        self.tris = [{g for w in ws for g in trigrams(w)} for ws in self.sets]
+        self.parts = [_seed_parts(texts[i]) for i in self.rows]
 
     def search(self, question: str, n: int) -> list[tuple[int, float]]:
-        qn = normalize_for_matching(question)
-        a = set(qn.split())
-        if not a:
-            return []
-        ga = {g for w in a for g in trigrams(w)}
-        scored = []
-        for row, text, b, gb in zip(self.rows, self.norm, self.sets, self.tris):
-            if not b:
-                continue
-            inter = len(a & b)
-            score = (0.4 * inter / len(a | b) + 0.3 * len(ga & gb) / len(ga | gb)
-                     + 0.2 * (qn in text or text in qn) + 0.1 * inter / min(len(a), len(b)))
-            if score > 0:
-                scored.append((row, score))
+        q = _seed_parts(question)
+        scored = [(row, score) for row, parts in zip(self.rows, self.parts) if (score := _paraphrase(*q, *parts)) > 0]
         return sorted(scored, key=lambda s: (-s[1], s[0]))[:n]
