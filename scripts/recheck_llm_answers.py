@@ -2,7 +2,8 @@
 `python -m tutor eval --answerer local --answers A.jsonl --json E.json`, without calling the model again.
 
 The test only adds a condition to a sentence's support, so a draft that failed the checks still fails; a draft that
-passed keeps passing only if every sentence's content words occur in one place of the text it cites. Prints the
+passed keeps passing only if every sentence is still supported by `tutor.checks.sentence_support` under the current
+policy (which now asks for every content word in one place of the text it cites). Prints the
 eval's figures as they would be under the current policy, and the hand-checked figures when the JSONL carries
 `hand_supported` verdicts.
 
@@ -16,37 +17,39 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tutor.checks import quoted, supporting_passage, token_overlap  # noqa: E402
+from tutor.checks import sentence_support  # noqa: E402
 from tutor.policy import load_policy  # noqa: E402
+from tutor.result import AnswerSentence, Source  # noqa: E402
 
 
-def one_place(sentence: dict, threshold: float) -> bool:
-    texts = sentence["cited_text"]
-    if not texts:
+def still_passes(record: dict, policy) -> bool:
+    """Whether an answered draft still passes: every sentence supported by the answer checks' own test, run on the
+    text it cites (embedding similarity left out: the draft passed it when it was evaluated)."""
+    if not record["answered"]:
         return False
-    if quoted(sentence["text"], " ".join(texts)):
-        return True
-    return max(token_overlap(sentence["text"], supporting_passage(sentence["text"], t)) for t in texts) >= threshold
-
-
-def still_passes(record: dict, threshold: float) -> bool:
-    return record["answered"] and all(one_place(s, threshold) for s in record["sentences"])
+    sentences, sources = [], {}
+    for s in record["sentences"]:
+        sentences.append(AnswerSentence(s["text"], tuple(s["citations"])))
+        for n, text in zip(s["citations"], s["cited_text"]):
+            sources[n] = Source(n=n, chunk_id=str(n), score=0.0, chapter="", chapter_code="", file="", page=0,
+                                page_end=0, section="", text=text)
+    return all(ok for ok, _, _ in sentence_support(tuple(sentences), list(sources.values()), policy, None))
 
 
 def main(argv: list[str]) -> int:
     eval_json, answers = Path(argv[0]), Path(argv[1])
-    threshold = load_policy().min_window_overlap
+    policy = load_policy()
     report = json.loads(eval_json.read_text())
     records = {r["id"]: r for r in map(json.loads, answers.read_text().splitlines())}
     items = report["items"]
-    answered = {i["id"]: i["answered"] and (i["id"] not in records or still_passes(records[i["id"]], threshold))
+    answered = {i["id"]: i["answered"] and (i["id"] not in records or still_passes(records[i["id"]], policy))
                 for i in items}
     pos = [i for i in items if i["expect"] == "answer"]
     neg = [i for i in items if i["expect"] == "refuse"]
     drafts = [r for r in records.values() if r["sentences"] and r["decided_by"] != "answerer"]
     newly_refused = [r["id"] for r in drafts if r["answered"] and not answered[r["id"]]]
     out = {
-        "min_window_overlap": threshold,
+        "min_window_overlap": policy.min_window_overlap,
         "false_acceptance_rate": round(sum(answered[i["id"]] for i in neg) / len(neg), 4) if neg else None,
         "coverage": round(sum(i["covered"] and answered[i["id"]] for i in pos) / len(pos), 4) if pos else None,
         "answered": sum(answered.values()),
@@ -59,10 +62,10 @@ def main(argv: list[str]) -> int:
         hand = [json.loads(line) for line in Path(argv[2]).read_text().splitlines()]
         bad = [r for r in hand if any(not s["hand_supported"] for s in r["sentences"])]
         out["hand_checked"] = len(hand)
-        out["hallucination_rate_checked_by_hand"] = round(sum(still_passes(r, threshold) for r in bad) / len(hand), 4)
-        out["hand_bad_still_shown"] = [r["id"] for r in bad if still_passes(r, threshold)]
+        out["hallucination_rate_checked_by_hand"] = round(sum(still_passes(r, policy) for r in bad) / len(hand), 4)
+        out["hand_bad_still_shown"] = [r["id"] for r in bad if still_passes(r, policy)]
         out["hand_good_now_refused"] = [r["id"] for r in hand if r["answered"] and r not in bad
-                                        and not still_passes(r, threshold)]
+                                        and not still_passes(r, policy)]
     print(json.dumps(out, indent=1))
     return 0
 
