@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -51,11 +50,9 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 if not SAMPLE.exists():
     pytest.skip(f"the sample library {SAMPLE} is missing", allow_module_level=True)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).parent))
+from helpers_library import make_pdf  # noqa: E402
+from helpers_servers import free_port, serving  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -67,36 +64,16 @@ def server(tmp_path_factory):
                    cwd=REPO, check=True, capture_output=True, timeout=600)
     secrets = tmp / "secrets.toml"
     secrets.write_text('teacher_password = "chalk"\nmaintainer_password = "spanner"\n')
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, TUTOR_INDEX_DIR=str(index), TUTOR_AUDIT_DB=str(tmp / "audit.sqlite3"),
                TUTOR_DATA_DIR=str(tmp / "data"))
     env.pop("TUTOR_EMBEDDER", None)
-    log = open(tmp / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--secrets.files", str(secrets)],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError(f"streamlit did not start:\n{(tmp / 'streamlit.log').read_text()}")
-            time.sleep(0.5)
+    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+           "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--secrets.files", str(secrets)]
+    with serving(cmd, lambda: urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok",
+                 tmp / "streamlit.log", timeout_s=120, name="streamlit", cwd=REPO, env=env):
         yield {"url": url, "tmp": tmp}
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
@@ -197,22 +174,29 @@ def sign_in(driver, password: str) -> None:
     idle(driver)
 
 
+def ask_in_chat(driver, question: str, reply_has: str = ""):
+    """Type a question into the chat box and wait for the tutor's reply (a chat message holding `reply_has` and
+    its Diagnostics panel)."""
+    box = wait(driver, 30).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
+    box.send_keys(question)
+    box.send_keys(Keys.ENTER)
+    reply = wait(driver, 120).until(lambda drv: next(
+        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
+         if reply_has in m.text and "Diagnostics" in m.text), None))
+    idle(driver)
+    return reply
+
+
 # ---------------------------------------------------------------------------------------------- the journey
 def test_student_and_staff_journey(server, browser, shots):
     d = browser
     d.get(server["url"])
-    chat = wait(d, 180).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
+    wait(d, 180).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
     idle(d, 180)
 
     # Ask: class 10 social science, a question from the Money and Credit chapter
     choose(d, "Subject", "Social Science")
-    chat = d.find_element(By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")
-    chat.send_keys(QUESTION)
-    chat.send_keys(Keys.ENTER)
-    reply = wait(d, 120).until(lambda drv: next(
-        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
-         if "medium of exchange" in m.text and "Diagnostics" in m.text), None))
-    idle(d)
+    reply = ask_in_chat(d, QUESTION, "medium of exchange")
     assert "I don't know" not in reply.text
 
     # each citation opens the quoted passage, named by chapter and page
@@ -234,13 +218,7 @@ def test_student_and_staff_journey(server, browser, shots):
     diag.click()
 
     # a question the book does not answer: the refusal, its reason and what to ask instead
-    chat = d.find_element(By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")
-    chat.send_keys(OFF_TOPIC)
-    chat.send_keys(Keys.ENTER)
-    refusal = wait(d, 120).until(lambda drv: next(
-        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
-         if "I don't know based on the textbooks." in m.text and "Diagnostics" in m.text), None))
-    idle(d)
+    refusal = ask_in_chat(d, OFF_TOPIC, "I don't know based on the textbooks.")
     assert "This question is not about anything in this textbook." in refusal.text
     assert "You could ask about" in refusal.text
     answered = next(m for m in d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
@@ -262,13 +240,7 @@ def test_student_and_staff_journey(server, browser, shots):
     wait(d, 30).until(lambda drv: "Selected from" in drv.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text)
     idle(d)
     wait(d, 30).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "[data-testid='tutor-reader-page'] mark"))
-    ask_box = wait(d, 30).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
-    ask_box.send_keys(QUESTION)
-    ask_box.send_keys(Keys.ENTER)
-    answer = wait(d, 120).until(lambda drv: next(
-        (m for m in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
-         if "Diagnostics" in m.text), None))
-    idle(d)
+    answer = ask_in_chat(d, QUESTION)
     assert "medium of exchange" in answer.text and "I don't know" not in answer.text
     user_turn = d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")[0]
     assert "passage you selected" in user_turn.text
@@ -289,9 +261,6 @@ def test_student_and_staff_journey(server, browser, shots):
     go_to(d, "Maintainers")
     sign_in(d, "spanner")
     upload = wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "input[type='file']")))
-    sys.path.insert(0, str(Path(__file__).parent))
-    from helpers_library import make_pdf
-
     good = make_pdf(server["tmp"] / "upload" / "class-10_science_electricity.pdf", NEW_CHAPTER)
     bad = server["tmp"] / "upload" / "scanned-notes.pdf"
     bad.write_bytes(b"this is a photo of my notebook, not a PDF")

