@@ -12,6 +12,7 @@ import os
 import queue
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
@@ -234,38 +235,37 @@ class OpenAICompatLLM:
         return {"model": self.settings.model, "messages": messages, "max_tokens": max_tokens, "temperature": 0.0,
                 **extra}
 
-    def _post(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    @contextmanager
+    def _request(self, body: dict[str, Any], timeout_s: float) -> Iterator[Any]:
+        """One POST to /chat/completions (read whole unless the body asks to stream); transport failures, timeouts and
+        non-200 answers as LLM errors."""
         import httpx
 
         try:
-            r = self._client.post("/chat/completions", json=body, timeout=timeout_s)
+            with self._client.stream("POST", "/chat/completions", json=body, timeout=timeout_s) as r:
+                if r.status_code != 200 or not body.get("stream"):
+                    r.read()
+                if r.status_code != 200:
+                    raise LLMError(f"the language-model server answered HTTP {r.status_code}: {r.text[:200]}")
+                yield r
         except httpx.TimeoutException as e:
             raise LLMTimeout(timeout_s) from e
         except httpx.HTTPError as e:
             raise LLMError(f"the language-model server at {self.settings.base_url} did not answer: {e}") from e
-        if r.status_code != 200:
-            raise LLMError(f"the language-model server answered HTTP {r.status_code}: {r.text[:200]}")
-        return r.json()
+
+    def _post(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        with self._request(body, timeout_s) as r:
+            return r.json()
 
     def chat(self, messages: list[Message], max_tokens: int, timeout_s: float, on_token: OnToken | None = None) -> str:
-        import httpx
-
         body = self._body(messages, max_tokens, stream=True)
 
         def produce(emit, cancelled: threading.Event) -> None:
-            try:
-                with self._client.stream("POST", "/chat/completions", json=body, timeout=timeout_s) as r:
-                    if r.status_code != 200:
-                        r.read()
-                        raise LLMError(f"the language-model server answered HTTP {r.status_code}: {r.text[:200]}")
-                    for piece in _sse_pieces(r.iter_lines()):
-                        if cancelled.is_set():
-                            return
-                        emit(piece)
-            except httpx.TimeoutException as e:
-                raise LLMTimeout(timeout_s) from e
-            except httpx.HTTPError as e:
-                raise LLMError(f"the language-model server at {self.settings.base_url} did not answer: {e}") from e
+            with self._request(body, timeout_s) as r:
+                for piece in _sse_pieces(r.iter_lines()):
+                    if cancelled.is_set():
+                        return
+                    emit(piece)
 
         return _run_with_deadline(produce, timeout_s, on_token)
 
