@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from tutor.checks import normalized_words, quoted
-from tutor.prompts import SENTINEL
+from tutor.prompts import SENTINEL, split_sentences
 
 # category -> reason code (tutor.result.REASONS holds the student's message for each)
 CATEGORIES = {
@@ -65,16 +65,16 @@ def classify(text: str, quoted_from: str = "") -> Failsafe | None:
     if SENTINEL in text:
         return Failsafe("insufficient_information", CATEGORIES["insufficient_information"], SENTINEL)
     # a small model stuck in a loop repeats a sentence: the reply is broken, however well each copy is grounded
+    plain = [re.sub(r"\[\d+\]", "", sent) for sent in split_sentences(text)]  # without their citations
     seen: dict[str, int] = {}
-    for sent in re.split(r"(?<=[.!?])\s+|\n+", text):
-        key = normalized_words(re.sub(r"\[\d+\]", "", sent))
+    for sent in plain:
+        key = normalized_words(sent)
         if len(key) > 10:
             seen[key] = seen.get(key, 0) + 1
             if seen[key] >= 3:
                 return Failsafe("technical_limitation", CATEGORIES["technical_limitation"],
                                 f"the same sentence {seen[key]} times")
-    own = [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if not quoted(re.sub(r"\[\d+\]", "", s), quoted_from)]
-    text = " ".join(own)
+    text = " ".join(s for s in plain if not quoted(s, quoted_from))
     for category, pattern in _PATTERNS:
         m = pattern.search(text)
         if m:

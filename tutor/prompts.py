@@ -35,14 +35,15 @@ def is_instruction_like(text: str) -> bool:
     return bool(_INSTRUCTION.search(text))
 
 
-def _sentences(text: str) -> list[str]:
+def split_sentences(text: str) -> list[str]:
+    """Sentences and lines of a text (a model's reply, a source), for scanning one at a time."""
     return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
 
 
 def neutralise(text: str) -> str:
     """Source text made safe to place inside a data block: no tags, no chat-template markers, and sentences that
     address a model replaced by a marker (they are kept in the source the checks compare with)."""
-    kept = [WITHHELD if is_instruction_like(s) else s for s in _sentences(text)]
+    kept = [WITHHELD if is_instruction_like(s) else s for s in split_sentences(text)]
     out = " ".join(kept)
     out = out.replace("<|", "‹|").replace("|>", "|›")
     return out.replace("<", "‹").replace(">", "›")
