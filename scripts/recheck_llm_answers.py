@@ -18,6 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tutor.checks import sentence_support  # noqa: E402
+from tutor.evaluate import rate  # noqa: E402
 from tutor.policy import load_policy  # noqa: E402
 from tutor.result import AnswerSentence, Source  # noqa: E402
 
@@ -50,19 +51,19 @@ def main(argv: list[str]) -> int:
     newly_refused = [r["id"] for r in drafts if r["answered"] and not answered[r["id"]]]
     out = {
         "min_window_overlap": policy.min_window_overlap,
-        "false_acceptance_rate": round(sum(answered[i["id"]] for i in neg) / len(neg), 4) if neg else None,
-        "coverage": round(sum(i["covered"] and answered[i["id"]] for i in pos) / len(pos), 4) if pos else None,
+        "false_acceptance_rate": rate(sum(answered[i["id"]] for i in neg), len(neg)),
+        "coverage": rate(sum(i["covered"] and answered[i["id"]] for i in pos), len(pos)),
         "answered": sum(answered.values()),
         "drafts": len(drafts),
         "drafts_refused_by_the_one_place_test": newly_refused,
-        "hallucination_rate_checked": round(sum(answered[r["id"]] and any(s["supported"] is False for s in r["sentences"])
-                                                for r in drafts) / len(drafts), 4) if drafts else None,
+        "hallucination_rate_checked": rate(sum(answered[r["id"]] and any(s["supported"] is False for s in r["sentences"])
+                                               for r in drafts), len(drafts)),
     }
     if len(argv) > 2:  # hand verdicts: drafts shown to the student that hold a sentence a person found unsupported
         hand = [json.loads(line) for line in Path(argv[2]).read_text().splitlines()]
         bad = [r for r in hand if any(not s["hand_supported"] for s in r["sentences"])]
         out["hand_checked"] = len(hand)
-        out["hallucination_rate_checked_by_hand"] = round(sum(still_passes(r, policy) for r in bad) / len(hand), 4)
+        out["hallucination_rate_checked_by_hand"] = rate(sum(still_passes(r, policy) for r in bad), len(hand))
         out["hand_bad_still_shown"] = [r["id"] for r in bad if still_passes(r, policy)]
         out["hand_good_now_refused"] = [r["id"] for r in hand if r["answered"] and r not in bad
                                         and not still_passes(r, policy)]

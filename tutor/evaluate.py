@@ -105,6 +105,11 @@ def percentile(values: Iterable[float], p: float) -> float | None:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
+def rate(num: float, den: int) -> float | None:
+    """num / den to four places; None when there is nothing to count."""
+    return round(num / den, 4) if den else None
+
+
 def _pct(values: list[float], p: float) -> float:
     v = percentile(values, p)
     return 0.0 if v is None else round(v, 2)
@@ -120,14 +125,13 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "questions": len(rows),
         "answerable": len(ans),
         "unanswerable": len(ref),
-        "false_acceptance_rate": round(sum(r["answered"] for r in ref) / len(ref), 4) if ref else None,
-        "false_refusal_rate": round(sum(not r["answered"] for r in ans) / len(ans), 4) if ans else None,
-        "coverage": round(sum(r["covered"] for r in ans) / len(ans), 4) if ans else None,
+        "false_acceptance_rate": rate(sum(r["answered"] for r in ref), len(ref)),
+        "false_refusal_rate": rate(sum(not r["answered"] for r in ans), len(ans)),
+        "coverage": rate(sum(r["covered"] for r in ans), len(ans)),
         # answered or refused correctly: refuse-items refused, answer-items answered citing the gold chapter
-        "accuracy": round((sum(not r["answered"] for r in ref) + sum(r["covered"] for r in ans)) / len(rows), 4)
-        if rows else None,
-        "page_accuracy": round(sum(r["page_ok"] for r in pages) / len(pages), 4) if pages else None,
-        "answer_recall": round(sum(r["answer_ok"] for r in recall) / len(recall), 4) if recall else None,
+        "accuracy": rate(sum(not r["answered"] for r in ref) + sum(r["covered"] for r in ans), len(rows)),
+        "page_accuracy": rate(sum(r["page_ok"] for r in pages), len(pages)),
+        "answer_recall": rate(sum(r["answer_ok"] for r in recall), len(recall)),
         "latency_ms": {"p50": _pct(ms, 50), "p95": _pct(ms, 95)},
         "refusal_reasons": dict(Counter(r["reason"] for r in rows if not r["answered"]).most_common()),
     }
@@ -166,7 +170,6 @@ def llm_measures(rows: list[dict[str, Any]]) -> dict[str, Any]:
     judged = [r for r in rows if r.get("judge_said_yes") is not None]
     judged_neg = [r for r in judged if r["expect"] == "refuse"]
     llm_ms = [r["llm_answer_ms"] for r in rows if r.get("llm_answer_ms") is not None]
-    rate = lambda num, den: round(num / den, 4) if den else None  # noqa: E731
     return {
         "llm_drafts": len(drafted),
         "hallucination_rate_unchecked": rate(sum(r["unsupported"] for r in drafted), len(drafted)),
@@ -484,7 +487,6 @@ def hand_check_report(records: list[dict[str, Any]], n: int = 30) -> dict[str, A
     agree = sum(bool(s["supported"]) == bool(s["hand_supported"]) for s in sents)
     missed = sum(bool(s["supported"]) and not s["hand_supported"] for s in sents)  # the check said yes, a person no
     bad = [r for r in done if any(not s["hand_supported"] for s in r["sentences"])]
-    rate = lambda num, den: round(num / den, 4) if den else None  # noqa: E731
     return {"drafts_checked_by_hand": len(done), "sentences": len(sents),
             "grounding_check_agreement": rate(agree, len(sents)),
             "unsupported_sentences_the_check_passed": missed,
