@@ -54,6 +54,9 @@ MAINT_NOTICE = "maintainer_notice"  # one-line outcome of the last shelf action
 TIER_LABELS = {
     "retrieval": "Retrieval gate",
     "reranker": "Reranker gate",
+    "reader": "Answerability reader",
+    "judge": "LLM answerability judge",
+    "answerer": "Answerer (the LLM declined)",
     "answer_checks": "Answer checks",
     "error": "Error handler",
 }
@@ -688,11 +691,23 @@ def render_answer(ans: TutorAnswer, *, key: str, diagnostics_expanded: bool = Fa
         render_diagnostics(ans, key=key)
 
 
+def span_highlighted(sentence: str, span: str) -> str:
+    """The sentence as markdown with the reader's answer span marked inside it (plain markdown when it is absent)."""
+    text, span = " ".join(sentence.split()), " ".join(span.split())
+    i = text.find(span) if span else -1
+    if i < 0:
+        return md(text)
+    return " ".join(p for p in (md(text[:i]), f":orange-background[{md(span)}]", md(text[i + len(span):])) if p)
+
+
 def _render_answered(ans: TutorAnswer) -> None:
+    direct = getattr(ans, "direct_answer", "")
+    if direct:  # the reader's span, short, first; then the sentence it comes from with the span marked in it
+        st.markdown(f"**{md(direct)}**")
     parts = []
-    for s in ans.sentences:
+    for i, s in enumerate(ans.sentences):
         badges = "".join(f" :blue-badge[{n}]" for n in s.citations)
-        parts.append(md(s.text) + badges)
+        parts.append((span_highlighted(s.text, direct) if i == 0 and direct else md(s.text)) + badges)
     st.markdown(" ".join(parts))
     cited = ans.cited_sources
     if not cited:

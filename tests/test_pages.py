@@ -56,6 +56,9 @@ def env(tmp_path, built_index, monkeypatch) -> dict[str, Path]:
     shutil.copytree(built_index, index)
     paths = {"index": index, "audit": tmp_path / "audit.sqlite3", "data": tmp_path / "data"}
     monkeypatch.setenv("TUTOR_EMBEDDER", "hash")
+    # the answerability reader is a real English model: page wiring is tested without it (tests/test_reader.py and
+    # test_direct_answer_leads_and_is_marked_in_its_sentence cover what it adds to a page)
+    monkeypatch.setenv("TUTOR_READER", "false")
     monkeypatch.setenv("TUTOR_INDEX_DIR", str(index))
     monkeypatch.setenv("TUTOR_AUDIT_DB", str(paths["audit"]))
     monkeypatch.setenv("TUTOR_DATA_DIR", str(paths["data"]))
@@ -289,6 +292,24 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
     # coverage gaps group the refused questions by their nearest chapter
     gaps = at.dataframe[-1].value
     assert {"Nearest chapter", "Refused", "Example questions"} <= set(gaps.columns)
+
+
+def test_direct_answer_leads_and_is_marked_in_its_sentence(env):
+    from tutor.result import AnswerSentence, Source, TutorAnswer
+
+    sentence = "The power of a lens is measured in dioptres."
+    ans = TutorAnswer(question="What is the power of a lens measured in?", klass="10", subject="science",
+                      mode="library", answer=f"{sentence} [1]", was_refusal=False, reason="answered",
+                      message=REASONS["answered"], confidence=0.8, sentences=(AnswerSentence(sentence, (1,), 2),),
+                      sources=(Source(1, "light:0001", 0.8, "Light and Refraction", "light", "light.pdf", 2, 2, "",
+                                      f"A convex lens converges light. {sentence}"),), direct_answer="dioptres")
+    AuditLog(env["audit"]).log(ans)
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    sign_in(at, "chalk")
+    assert not at.exception
+    body = texts(at)
+    assert "**dioptres**" in body  # the span first, short
+    assert "The power of a lens is measured in :orange-background[dioptres]" in body  # marked inside its sentence
 
 
 def test_teachers_date_filter(env):

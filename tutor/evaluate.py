@@ -52,6 +52,40 @@ def load_questions(path: str | Path, limit: int | None = None) -> list[Question]
     return out[:limit] if limit else out
 
 
+def split_questions(questions: list[Question], split: str, training_json: str | Path | None = None) -> list[Question]:
+    """The part of a question set held out of all tuning ("heldout"), the rest ("tuning"), or all ("all").
+
+    Held out by article and by chapter, as the reader's training was (tutor/reader_training.py): a SQuAD question
+    of a held-out article (its gold file, or for an unanswerable one its article in the SQuAD training JSON), an
+    NCERT question whose gold chapter is held out; a question with neither (off-topic, general knowledge) by the
+    SHA-1 of its id, one in four."""
+    import hashlib
+
+    from tutor.reader_training import heldout_articles, heldout_chapter
+
+    if split == "all":
+        return list(questions)
+    titles: dict[str, str] = {}
+    held: set[str] = set()
+    if training_json and Path(training_json).exists():
+        data = json.loads(Path(training_json).read_text(encoding="utf-8"))["data"]
+        held = {t.lower() for t in heldout_articles(a["title"] for a in data)}
+        titles = {qa["id"]: a["title"].lower() for a in data for p in a["paragraphs"] for qa in p["qas"]}
+
+    def is_held(q: Question) -> bool:
+        if q.gold_file:
+            stem = Path(q.gold_file).stem.lower()
+            return stem in held if q.library == "squad2" else heldout_chapter(stem)
+        title = titles.get(q.id.removeprefix("squad2-"))
+        if title is not None:
+            return title in held
+        return int(hashlib.sha1(q.id.encode()).hexdigest(), 16) % 4 == 0
+
+    if split not in ("heldout", "tuning"):
+        raise ValueError(f"unknown split {split!r}: use all, tuning or heldout")
+    return [q for q in questions if is_held(q) == (split == "heldout")]
+
+
 def restates_question(sentence: str, question: str) -> bool:
     """A sentence that is the question printed again (an exercise line) does not answer it."""
     q, s = set(content_terms(question)), set(content_terms(sentence))
@@ -86,6 +120,7 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
     return {"id": q.id, "origin": q.origin, "expect": q.expect, "answered": answered, "reason": ans.reason,
             "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
+            "reader_ms": ans.timings_ms.get("reader"), "reader_p": ans.measures.get("reader_p"),
             "llm_answer_ms": ans.timings_ms.get("answer") if ans.llm_called and "answer" in ans.timings_ms else None,
             "drafted": drafted, "unsupported": unsupported, "shown_unsupported": answered and unsupported,
             "judge_said_yes": None if judged is None else bool(judged.passed),
@@ -133,6 +168,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "page_accuracy": rate(sum(r["page_ok"] for r in pages), len(pages)),
         "answer_recall": rate(sum(r["answer_ok"] for r in recall), len(recall)),
         "latency_ms": {"p50": _pct(ms, 50), "p95": _pct(ms, 95)},
+        # the time the answerability reader added, over the questions it read
+        "reader_latency_ms": {"questions": len(rd := [r["reader_ms"] for r in rows if r.get("reader_ms") is not None]),
+                              "p50": _pct(rd, 50), "p95": _pct(rd, 95)},
         "refusal_reasons": dict(Counter(r["reason"] for r in rows if not r["answered"]).most_common()),
     }
 
@@ -221,7 +259,8 @@ def answer_record(q: Question, ans: TutorAnswer) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------- calibration
 
-CALIBRATED = ("min_confidence", "unknown_term_penalty", "min_term_coverage", "min_sentence_coverage")
+CALIBRATED = ("min_confidence", "unknown_term_penalty", "min_term_coverage", "min_sentence_coverage",
+              "min_reader_probability")
 
 
 def gate_values(ans: TutorAnswer) -> dict[str, float]:
@@ -230,14 +269,17 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
     return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
             "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
             "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0), "definition": m.get("definition", 0.0),
-            "type_ok": m.get("type_ok", 1.0), "names_ok": m.get("names_ok", 1.0)}
+            "type_ok": m.get("type_ok", 1.0), "names_ok": m.get("names_ok", 1.0),
+            # the reader's P(answers); 1.0 where it did not read (no reader, or not English): no constraint
+            "reader_p": m.get("reader_p", 1.0)}
 
 
 def permissive(policy: Policy) -> Policy:
     """The policy with every calibrated threshold opened, so each question reaches the answer checks."""
     opened = dict(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
                   min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
-                  require_negation_match=False, require_answer_type=False, require_names=False)
+                  require_negation_match=False, require_answer_type=False, require_names=False,
+                  min_reader_probability=0.0)
     # a model's own settings (policy.for_model) must not close again what is opened here
     models = {m: {**over, **opened} for m, over in policy.models.items()}
     return policy.with_values(**opened, models=models)
@@ -251,7 +293,8 @@ def accepts(g: dict[str, float], policy: Policy) -> bool:
             and (g["numbers_ok"] >= 1 or not policy.require_question_numbers)
             and (g["polarity_ok"] >= 1 or not policy.require_negation_match)
             and (g.get("type_ok", 1.0) >= 1 or not policy.require_answer_type)
-            and (g.get("names_ok", 1.0) >= 1 or not policy.require_names))
+            and (g.get("names_ok", 1.0) >= 1 or not policy.require_names)
+            and (not policy.reader or g.get("reader_p", 1.0) >= policy.min_reader_probability))
 
 
 def trade_off(records: list[dict[str, Any]], base: Policy, grid: dict[str, list[float]]) -> list[dict[str, Any]]:
@@ -313,7 +356,8 @@ def record_gate(questions: list[Question], tutors: dict[str, Any]) -> list[dict[
 # the ideas, in the order they were added; each row of the report switches on one more
 _ALL_OFF: dict[str, Any] = {"unknown_term_penalty": 0.0, "min_term_coverage": 0.0, "min_sentence_coverage": 0.0,
                             "accept_definitions": False, "require_question_numbers": False,
-                            "require_negation_match": False, "require_answer_type": False, "require_names": False}
+                            "require_negation_match": False, "require_answer_type": False, "require_names": False,
+                            "reader": False}
 _ORDER = [("best evidence score only", ()), ("+ unknown-term penalty", ("unknown_term_penalty",)),
           ("+ term coverage of the evidence", ("min_term_coverage",)),
           ("+ sentence-level answerability", ("min_sentence_coverage",)),
@@ -321,12 +365,39 @@ _ORDER = [("best evidence score only", ()), ("+ unknown-term penalty", ("unknown
           ("+ key numbers beside the answer", ("require_question_numbers",)),
           ("+ negation match (factual questions)", ("require_negation_match",)),
           ("+ answer type (number, date, name)", ("require_answer_type",)),
-          ("+ names of the question in the evidence", ("require_names",))]
+          ("+ names of the question in the evidence", ("require_names",)),
+          ("+ answerability reader", ("reader",))]
 IDEAS: list[tuple[str, dict[str, Any]]] = []
 _on: set[str] = set()
 for _name, _keys in _ORDER:
     _on |= set(_keys)
     IDEAS.append((_name, {k: v for k, v in _ALL_OFF.items() if k not in _on}))
+
+
+CUES: list[tuple[str, dict[str, Any]]] = [
+    ("unknown-term penalty", {"unknown_term_penalty": 0.0}), ("term coverage", {"min_term_coverage": 0.0}),
+    ("sentence answerability", {"min_sentence_coverage": 0.0}), ("definitions", {"accept_definitions": False}),
+    ("key numbers", {"require_question_numbers": False}), ("negation", {"require_negation_match": False}),
+    ("answer type", {"require_answer_type": False}), ("names", {"require_names": False}),
+    ("answerability reader", {"reader": False})]
+
+
+def ablation_report(records: list[dict[str, Any]], policy: Policy, grid: dict[str, list[float]],
+                    target_fa: float = 0.02) -> list[dict[str, Any]]:
+    """What each cue still buys with all the others on: FA and coverage at the policy with that one cue off, and
+    the best coverage any threshold gives at the FA target without it (beside the full policy's)."""
+    ans = [r for r in records if r["expect"] == "answer"]
+    ref = [r for r in records if r["expect"] == "refuse"]
+    rows = []
+    for name, off in [("all on", {})] + CUES:
+        pol = policy.with_values(**off)
+        fa = sum(accepts(r["gate"], pol) and r["passes_checks"] for r in ref) / max(1, len(ref))
+        cov = sum(accepts(r["gate"], pol) and r["covered_if_answered"] for r in ans) / max(1, len(ans))
+        sub = {k: (v if k not in off else [off[k]]) for k, v in grid.items()}
+        at_t = recommend(trade_off(records, pol, sub), target_fa)
+        rows.append({"without": name, "false_acceptance_rate": round(fa, 4), "coverage": round(cov, 4),
+                     "best_coverage_at_target": at_t["coverage"] if at_t else 0.0})
+    return rows
 
 
 def _auc(records: list[dict[str, Any]], score: Callable[[dict[str, float]], float]) -> float:

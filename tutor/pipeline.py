@@ -11,8 +11,10 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from tutor.answer import Answerer, ExtractiveAnswerer, OnToken
+from tutor.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
 from tutor.audit import AuditLog
-from tutor.checks import check_citations, check_grounding, check_instructions, check_phrasing, sentence_support, verdict
+from tutor.checks import (check_citations, check_grounding, check_instructions, check_phrasing, quoted, sentence_support,
+                          supporting_passage, verdict)
 from tutor.chunking import Chunk
 from tutor.errors import EmptyQuestion, ShelfNotFound
 from tutor.gate import GateDecision, decide
@@ -60,8 +62,10 @@ class Tutor:
     """Answers questions from one library under one policy; shared by every user (holds no per-question state)."""
 
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
-                 audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None):
+                 audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
+                 reader: ReaderModel | None = None):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
+        self.reader = reader  # the answerability reader (tutor/reader.py); None: its checks are not made
         self.answerer = answerer or ExtractiveAnswerer()
         self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
         self._lock = threading.Lock()
@@ -156,6 +160,10 @@ class Tutor:
         reranker_llm = self.reranker is not None and getattr(self.reranker, "llm", None) is not None
         with timer.stage("gate"):
             decision = decide(asked, hits, p, stats, others, rerank)
+        found = None
+        if decision.passed and self.reader is not None and p.reader:
+            with timer.stage("reader"):
+                decision, found = read_decision(self.reader, asked, decision, p)
         near = tuple(_source(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""
@@ -171,12 +179,12 @@ class Tutor:
             )
         sources = [_source(i + 1, h) for i, h in enumerate(decision.evidence)]
         return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf,
-                                      on_token, notes)
+                                      on_token, notes, found)
 
     # ------------------------------------------------------------------ shared: answer, then check
     def _answer_and_check(self, question, klass, subject, mode, decision: GateDecision, sources: list[Source],
                           near, timer: _Timer, shelf: Shelf | None, on_token: OnToken | None = None,
-                          notes: list[str] | None = None) -> TutorAnswer:
+                          notes: list[str] | None = None, found: Finding | None = None) -> TutorAnswer:
         notes = list(notes or ())
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
@@ -199,6 +207,9 @@ class Tutor:
                                          **refuse)
         with timer.stage("answer"):
             draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
+        direct = ""
+        if not llm and not draft.declined:  # the reader's span leads an extractive answer, inside its own sentence
+            draft, direct = lead_with_span(draft, found, sources)
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by="answerer", llm_called=llm, draft=draft.text,
@@ -218,6 +229,8 @@ class Tutor:
                       + check_grounding(sentences, sources, policy, similarity, verdicts)
                       + check_phrasing(sentences, sources)
                       + check_instructions(sentences))
+            if llm and self.reader is not None and policy.reader and policy.reader_support:
+                checks.append(self._support_check(sentences, sources, policy))
             judged = tuple(replace(s, supported=ok) for s, (ok, _, _) in zip(sentences, verdicts))
         all_checks = gate_checks + tuple(checks)
         reason = verdict(checks)
@@ -231,8 +244,18 @@ class Tutor:
             reason="answered", message=reason_message("answered", detect_language(question)), language=detect_language(question), confidence=round(min(decision.confidence, float(grounded)), 4),
             sentences=judged, sources=tuple(sources), near_misses=near, checks=all_checks,
             decided_by=decision.tier, llm_called=llm, answerer=self.answerer.name, timings_ms=timer.ms,
-            measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes),
+            measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes), direct_answer=direct,
         )
+
+    def _support_check(self, sentences, sources: list[Source], policy: Policy) -> Check:
+        """The reader's support head on each LLM sentence against the passage of its cited text that supports it
+        best; quotes of the book and uncited sentences are not read (the other checks judge them)."""
+        by_n = {s.n: s.text for s in sources}
+        passages = []
+        for s in sentences:
+            cited = " ".join(by_n[n] for n in s.citations if n in by_n)
+            passages.append(None if not cited or quoted(s.text, cited) else supporting_passage(s.text, cited))
+        return check_support(self.reader, sentences, passages, policy)[0]
 
     def _policy_for(self, shelf: Shelf | None) -> Policy:
         """The policy for the embedding model that built the shelf (its cosine scores have their own range)."""
@@ -278,13 +301,17 @@ class Tutor:
             sel_policy = p.with_values(min_confidence=min(p.min_confidence, p.offtopic_max_score), unknown_term_penalty=0.0,
                                        min_mean_confidence=-1.0)
             decision = decide(question, [hit] if chunk.text else [], sel_policy, stats)
+        found = None
+        if decision.passed and self.reader is not None and p.reader:
+            with timer.stage("reader"):
+                decision, found = read_decision(self.reader, question, decision, p)
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", "selected_text_insufficient", timer,
                                  checks=decision.checks, confidence=decision.confidence,
-                                 sources=(_source(1, hit),))
+                                 sources=(_source(1, hit),), measures=decision.values)
         sources = [_source(1, hit)]
         return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
-                                      on_token)
+                                      on_token, None, found)
 
 
 def _source(n: int, h: Hit) -> Source:

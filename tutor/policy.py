@@ -74,6 +74,16 @@ class Policy:
     min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk needs", 0, 1)
     judge_chunks: int = _f(2, "evidence chunks the answerability judge reads (one call each, best first)", 1, 10)
     judge_timeout_s: float = _f(30.0, "seconds the judge has; past it the gate's decision stands, noted in diagnostics", 0.1, 3600)
+    # the answerability reader (tutor/reader.py, a cross-encoder trained here): reads the best windows of the evidence
+    reader: bool = _f(True, "read the best evidence windows with the answerability reader after the gate passed, "
+                      "before any answer is written (English questions and evidence)")
+    min_reader_probability: float = _f(0.5, "the reader's probability (0-1) that some evidence window answers the "
+                                       "question, needed to answer", 0, 1)
+    reader_windows: int = _f(3, "evidence windows (three sentences around a candidate sentence) the reader reads, "
+                             "in one batch", 1, 10)
+    reader_support: bool = _f(True, "in the answer checks, read each sentence an LLM wrote against the passage it "
+                              "cites with the reader's support head")
+    min_support_probability: float = _f(0.5, "the support head's probability (0-1) each LLM sentence needs", 0, 1)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")

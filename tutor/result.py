@@ -38,6 +38,8 @@ REASONS: dict[str, str] = {
     "llm_limitation": "This question is too long or too complex for me to answer from the book. "
                       "Try a shorter, simpler question.",
     "judge_not_answerable": "Your textbook talks about this topic, but the pages I found do not state this answer.",
+    "reader_not_answerable": "Your textbook talks about this topic, but none of the passages I found answers "
+                             "this exact question.",
     "source_instructions": "The answer repeated text that gives orders to a computer instead of teaching, so I won't show it.",
 }
 
@@ -70,6 +72,8 @@ REASONS_HI: dict[str, str] = {
     "llm_timeout": "उत्तर लिखने में बहुत समय लगा, इसलिए मैंने रोक दिया। फिर से प्रयास कीजिए या छोटा प्रश्न पूछिए।",
     "llm_limitation": "यह प्रश्न पुस्तक से उत्तर देने के लिए बहुत लंबा या जटिल है। छोटा और सरल प्रश्न पूछिए।",
     "judge_not_answerable": "आपकी पाठ्यपुस्तक इस विषय पर बात करती है, पर मुझे मिले पृष्ठ यह उत्तर नहीं बताते।",
+    "reader_not_answerable": "आपकी पाठ्यपुस्तक इस विषय पर बात करती है, पर मुझे मिला कोई भी अंश इस सटीक प्रश्न का "
+                             "उत्तर नहीं देता।",
     "source_instructions": "उत्तर में ऐसा पाठ दोहराया गया जो पढ़ाने के बजाय कंप्यूटर को आदेश देता है, इसलिए मैं उसे नहीं दिखाऊँगा।",
 }
 
@@ -176,7 +180,7 @@ class TutorAnswer:
     near_misses: tuple[Source, ...] = ()
     checks: tuple[Check, ...] = ()
     suggestions: tuple[Suggestion, ...] = ()
-    decided_by: str = "retrieval"  # tier: "retrieval", "reranker", "judge", "answerer", "answer_checks", "error"
+    decided_by: str = "retrieval"  # tier: "retrieval", "reranker", "reader", "judge", "answerer", "answer_checks", "error"
     llm_called: bool = False
     answerer: str = "extractive"
     timings_ms: dict[str, float] = field(default_factory=dict)
@@ -189,6 +193,7 @@ class TutorAnswer:
     draft: str = ""
     draft_sentences: tuple[AnswerSentence, ...] = ()
     notes: tuple[str, ...] = ()  # what happened on the way that a maintainer should know (e.g. a reranker fallback)
+    direct_answer: str = ""  # the reader's answer span, a quote inside the first answer sentence ("" when none)
 
     @property
     def failed_checks(self) -> list[Check]:

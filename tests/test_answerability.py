@@ -1,0 +1,218 @@
+"""The reader's place in the question path, with a fake reader whose probabilities a test sets: which windows it
+reads, the gate check (a question is answered only if some window answers it), the direct answer leading the
+extractive answer, the support check on LLM sentences, and the calibration and held-out split that read it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+try:
+    from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
+except ImportError:  # tests/ imported as a package
+    from tests.helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
+
+from tutor.answer import Draft
+from tutor.answerability import check_support, finding, lead_with_span, read_decision, windows
+from tutor.evaluate import Question, accepts, split_questions
+from tutor.gate import decide
+from tutor.pipeline import Passage, Tutor
+from tutor.reader import Reading
+from tutor.result import AnswerSentence
+from tutor.retrieval import Library
+from tutor.text import TermStats
+
+
+@dataclass
+class FakeReader:
+    """Answers with P = `p` for passages containing `needle` (and the span `span` where it occurs), else `other`;
+    support: `support` for every claim. Records what it read."""
+
+    needle: str = ""
+    p: float = 0.9
+    other: float = 0.05
+    span: str = ""
+    support: float = 0.9
+    read_calls: list = field(default_factory=list)
+    support_calls: list = field(default_factory=list)
+
+    def read(self, question, passages):
+        self.read_calls.append((question, list(passages)))
+        out = []
+        for t in passages:
+            hit = bool(self.needle) and self.needle in t
+            i = t.find(self.span) if hit and self.span else -1
+            out.append(Reading(self.p if hit else self.other, self.span if i >= 0 else "",
+                               max(i, 0), max(i, 0) + len(self.span) if i >= 0 else 0))
+        return out
+
+    def supports(self, claims, texts):
+        self.support_calls.append((list(claims), list(texts)))
+        return [self.support] * len(claims)
+
+
+LONG = chunk("light:0010", "Light travels in straight lines. A convex lens converges parallel rays of light. "
+             "The power of a lens is measured in dioptres. A concave lens diverges rays. Mirrors reflect light. "
+             "Lenses are used in spectacles.", section="10.2 Lenses", page=5)
+
+
+def _decision(question, chunks_scores, **pol):
+    p = policy(**pol)
+    return decide(question, hits(*chunks_scores), p, TermStats([c.text for c, _ in chunks_scores])), p
+
+
+def test_windows_hold_three_sentences_around_each_candidate_one_per_place():
+    decision, _ = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
+    wins = windows(decision.candidates, 3)
+    assert wins, "the gate found candidate sentences"
+    top = wins[0]
+    assert "dioptres" in top.text
+    assert len({(w.hit.chunk.chunk_id, w.first) for w in wins}) == len(wins)
+    for w in wins:
+        assert LONG.text[w.offset:w.offset + len(w.text)] == w.text
+        assert 1 <= sum(1 for s, e, _ in LONG.sentences if w.offset <= s and e <= w.offset + len(w.text)) <= 3
+
+
+def test_reader_refuses_what_no_window_answers_and_says_so():
+    decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)], min_reader_probability=0.5)
+    assert decision.passed
+    out, found = read_decision(FakeReader(needle="nowhere"), "What is the power of a lens measured in?", decision, p)
+    assert not out.passed and out.reason == "reader_not_answerable" and out.tier == "reader"
+    c = check(out.checks, "reader")
+    assert not c.passed and c.value == pytest.approx(0.05) and c.threshold == 0.5
+    assert out.values["reader_p"] == pytest.approx(0.05)
+    assert found is not None and found.probability == pytest.approx(0.05)
+
+
+def test_reader_passes_an_answering_window_and_finds_the_sentence_of_its_span():
+    decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)], min_reader_probability=0.5)
+    reader = FakeReader(needle="dioptres", p=0.93, span="dioptres")
+    out, found = read_decision(reader, "What is the power of a lens measured in?", decision, p)
+    assert out.passed and check(out.checks, "reader").passed
+    assert found.span == "dioptres" and found.sentence == "The power of a lens is measured in dioptres."
+    assert found.page == 5 and found.chunk_id == "light:0010"
+    assert len(reader.read_calls) == 1 and len(reader.read_calls[0][1]) <= p.reader_windows
+
+
+def test_reader_is_not_applied_to_a_hindi_question():
+    decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
+    reader = FakeReader(needle="nowhere")
+    out, found = read_decision(reader, "लेंस की क्षमता किसमें मापी जाती है?", decision, p)
+    c = check(out.checks, "reader")
+    assert c.passed and c.value == "not applied" and found is None and not reader.read_calls
+
+
+def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
+    sources_decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
+    from tutor.pipeline import _source
+
+    sources = [_source(1, h) for h in sources_decision.evidence]
+    other = AnswerSentence("Light travels in straight lines.", (1,), 5)
+    draft = Draft("Light travels in straight lines. [1]", (other,))
+    win = [w for w in windows(sources_decision.candidates, 3) if "dioptres" in w.text][0]
+    at = win.text.find("dioptres")
+    found = finding([Reading(0.9, "dioptres", at, at + 8)], [win])
+    led, span = lead_with_span(draft, found, sources)
+    assert span == "dioptres"
+    assert [s.text for s in led.sentences] == ["The power of a lens is measured in dioptres.",
+                                              "Light travels in straight lines."]
+    assert led.sentences[0].citations == (1,) and led.text.startswith("The power of a lens is measured in dioptres. [1]")
+    # no span: the draft is left as it was
+    assert lead_with_span(draft, None, sources) == (draft, "")
+
+
+def test_support_check_fails_an_unsupported_llm_sentence_and_skips_quotes():
+    p = policy(min_support_probability=0.5)
+    sents = (AnswerSentence("Respiration is an endothermic process.", (1,)), AnswerSentence("Quoted.", (1,)))
+    c, probs = check_support(FakeReader(support=0.1), sents, ["respiration is an exothermic process.", None], p)
+    assert not c.passed and c.reason == "low_grounding" and probs == [0.1, None]
+    c, _ = check_support(FakeReader(support=0.8), sents, ["respiration is an exothermic process.", None], p)
+    assert c.passed
+
+
+@pytest.fixture
+def library(tmp_path) -> Library:
+    write_shelf(tmp_path / "index", LIGHT, subject="science")
+    write_shelf(tmp_path / "index", SOIL, subject="social-science")
+    return Library(tmp_path / "index", embedder=EMB)
+
+
+def test_pipeline_never_calls_the_answerer_when_the_reader_refuses(library):
+    llm = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
+    t = Tutor(library, policy(), answerer=llm, reader=FakeReader(needle="nowhere"))
+    ans = t.ask("What is the power of a lens measured in?", "10", "science")
+    assert ans.was_refusal and ans.reason == "reader_not_answerable" and ans.decided_by == "reader"
+    assert llm.calls == [] and not ans.llm_called
+    assert "reader" in ans.timings_ms and ans.measures["reader_p"] == pytest.approx(0.05)
+
+
+def test_pipeline_answers_with_the_direct_answer_first(library):
+    t = Tutor(library, policy(), reader=FakeReader(needle="dioptres", span="dioptres"))
+    ans = t.ask("What is the power of a lens measured in?", "10", "science")
+    assert not ans.was_refusal and ans.direct_answer == "dioptres"
+    assert "dioptres" in ans.sentences[0].text and ans.sentences[0].citations
+    assert ans.to_dict()["direct_answer"] == "dioptres"
+
+
+def test_pipeline_reads_llm_sentences_with_the_support_head(library):
+    llm = RecordingAnswerer(reply="Lens power is given in dioptres by the book. [1]")
+    reader = FakeReader(needle="dioptres", support=0.05)
+    t = Tutor(library, policy(min_token_overlap=0.0, min_window_overlap=0.0, min_sentence_similarity=-1.0,
+                              min_answer_word_share=0.0), answerer=llm, reader=reader)
+    ans = t.ask("What is the power of a lens measured in?", "10", "science")
+    assert ans.was_refusal and ans.reason == "low_grounding"
+    assert not check(ans.checks, "reader_support").passed and reader.support_calls
+
+
+def test_selected_passage_is_read_too(library):
+    t = Tutor(library, policy(), reader=FakeReader(needle="nowhere"))
+    ans = t.ask("What is the power of a lens measured in?", "10", "science",
+                selected=Passage("The power of a lens is measured in dioptres. A convex lens converges light."))
+    assert ans.was_refusal and ans.reason == "selected_text_insufficient"
+    assert not check(ans.checks, "reader").passed
+
+
+def test_calibration_reads_the_reader_probability():
+    g = {"best": 0.8, "unknown": 0.0, "term_coverage": 1.0, "answerability": 1.0, "numbers_ok": 1.0, "mean": 0.8,
+         "polarity_ok": 1.0, "definition": 0.0, "type_ok": 1.0, "names_ok": 1.0, "reader_p": 0.3}
+    assert not accepts(g, policy(min_reader_probability=0.5))
+    assert accepts(g, policy(min_reader_probability=0.2))
+    assert accepts(g, policy(min_reader_probability=0.5, reader=False))
+    assert accepts({**g, "reader_p": 1.0}, policy(min_reader_probability=0.9))  # not read: no constraint
+
+
+def test_policy_rejects_impossible_reader_settings():
+    from tutor.errors import PolicyError
+
+    with pytest.raises(PolicyError, match="min_reader_probability"):
+        policy(min_reader_probability=1.5)
+    with pytest.raises(PolicyError, match="reader_windows"):
+        policy(reader_windows=0)
+
+
+def _q(id_, expect, library, gold=None):
+    return Question(id_, "q?", expect, "10", "x", library, gold, None, None, "o")
+
+
+def test_held_out_split_is_by_article_and_chapter(tmp_path):
+    import json
+
+    from tutor.reader_training import heldout_articles, heldout_chapter
+
+    data = {"data": [{"title": t, "paragraphs": [{"context": "c", "qas": [{"id": f"id-{t}", "question": "q"}]}]}
+                     for t in ("Alpha", "Beta", "Gamma", "Delta")]}
+    path = tmp_path / "train.json"
+    path.write_text(json.dumps(data))
+    held = {t.lower() for t in heldout_articles(["Alpha", "Beta", "Gamma", "Delta"])}
+    assert len(held) == 2
+    qs = [_q(f"squad2-id-{t}", "refuse", "squad2") for t in ("Alpha", "Beta", "Gamma", "Delta")]
+    qs += [_q(f"a-{t}", "answer", "squad2", f"squad2/x/{t.lower()}.pdf") for t in ("Alpha", "Beta", "Gamma", "Delta")]
+    qs += [_q(f"n-{c}", "answer", "ncert", f"ncert/x/{c}.pdf") for c in ("jesc101", "jesc102", "jess301", "jemh105")]
+    h, t = split_questions(qs, "heldout", path), split_questions(qs, "tuning", path)
+    assert len(h) + len(t) == len(qs) and not {q.id for q in h} & {q.id for q in t}
+    for q in h:
+        if q.library == "squad2":
+            assert q.id.split("-")[-1].lower() in held
+        else:
+            assert heldout_chapter(q.id.split("-")[-1])
+    assert split_questions(qs, "all", path) == qs

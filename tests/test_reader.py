@@ -1,0 +1,143 @@
+"""The answerability reader: the shipped model on pairs made here, its checksum, and the training code (examples,
+corruptions, a seeded resumable run and the export) on tiny data."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+
+import pytest
+
+from tutor.reader import READER_DIR, Reader, reader_available, shared_reader
+from tutor.reader_training import (Example, claim_examples, corrupt, export, heldout_chapter, squad_examples, train,
+                                   window)
+
+needs_reader = pytest.mark.skipif(not reader_available(), reason="the reader is not in data/models/reader")
+
+PASSAGE = ("The Taj Mahal is a white marble mausoleum in Agra. It was commissioned in 1632 by the Mughal emperor "
+           "Shah Jahan to house the tomb of his wife Mumtaz Mahal. The tomb is the centrepiece of a complex that "
+           "includes a mosque and a guest house.")
+OTHER = ("Agra is a city on the banks of the river Yamuna in Uttar Pradesh. The city is a major tourist "
+         "destination and its economy depends on tourism and leather goods.")
+
+
+@needs_reader
+def test_shipped_reader_prefers_the_passage_that_answers():
+    r = shared_reader()
+    yes, no = r.read("Who commissioned the Taj Mahal?", [PASSAGE, OTHER])
+    assert yes.probability > no.probability
+    assert "Shah Jahan" in yes.span and yes.span == PASSAGE[yes.start:yes.end].strip()
+    assert 0.0 <= no.probability <= 1.0
+
+
+@needs_reader
+def test_shipped_reader_tells_an_answer_from_a_related_unanswered_question():
+    r = shared_reader()
+    answered, = r.read("In which year was the Taj Mahal commissioned?", [PASSAGE])
+    unanswered, = r.read("How many workers built the Taj Mahal?", [PASSAGE])
+    assert answered.probability > unanswered.probability
+    assert "1632" in answered.span
+
+
+@needs_reader
+def test_shipped_support_head_catches_a_swapped_name():
+    r = shared_reader()
+    good, bad = r.supports(["Shah Jahan commissioned the Taj Mahal in 1632.",
+                            "Akbar commissioned the Taj Mahal in 1632."], [PASSAGE, PASSAGE])
+    assert good > bad
+
+
+@needs_reader
+def test_damaged_weights_are_refused_by_their_checksum(tmp_path):
+    from tutor.errors import TutorError
+
+    d = tmp_path / "reader"
+    shutil.copytree(READER_DIR, d)
+    w = d / "reader.safetensors"
+    data = bytearray(w.read_bytes())
+    data[-10] ^= 0xFF
+    w.write_bytes(bytes(data))
+    with pytest.raises(TutorError, match="sha256"):
+        Reader(d)
+
+
+def test_missing_reader_names_the_command_that_makes_it(tmp_path):
+    from tutor.errors import TutorError
+
+    with pytest.raises(TutorError, match="train-reader"):
+        Reader(tmp_path / "nothing")
+
+
+def test_corrupt_swaps_a_name_number_or_opposite():
+    rng = random.Random(0)
+    s = "Respiration is an exothermic process discovered in 1779 by Jan Ingenhousz."
+    seen = {corrupt(s, "Lavoisier studied air in 1789. Priestley found oxygen.", rng) for _ in range(30)}
+    seen.discard(None)
+    assert seen and s not in seen
+    assert any("endothermic" in x for x in seen) and any("1789" in x for x in seen)
+    assert corrupt("the cat sat on the mat", "nothing here", rng) is None
+
+
+def _article(t: str) -> dict:
+    ctx = f"{t} is a town. It was founded in 1200 by Raja {t}. Its people grow rice. The town has a fort."
+    at = ctx.index(f"Raja {t}")
+    return {"title": t, "paragraphs": [{"context": ctx, "qas": [
+        {"id": f"{t}-1", "question": f"Who founded {t}?", "is_impossible": False,
+         "answers": [{"text": f"Raja {t}", "answer_start": at}]},
+        {"id": f"{t}-2", "question": f"Who destroyed {t}?", "is_impossible": True, "answers": [],
+         "plausible_answers": [{"text": f"Raja {t}", "answer_start": at}]}]}]}
+
+
+SQUAD = {"data": [_article(t) for t in ("Alpha", "Beta", "Gamma", "Delta")]}
+
+
+def test_squad_examples_hold_out_whole_articles_and_keep_spans(tmp_path):
+    path = tmp_path / "squad.json"
+    path.write_text(json.dumps(SQUAD))
+    train_ex, held = squad_examples(path, random.Random(0))
+    held_ex, _ = squad_examples(path, random.Random(0), held, keep="heldout")
+    assert len(held) == 2
+    assert {e.group for e in train_ex}.isdisjoint({e.group for e in held_ex})
+    pos = [e for e in train_ex if e.label == 1]
+    assert pos and all(e.second[e.span[0]:e.span[1]].startswith("Raja") for e in pos)
+    assert any(e.label == 0 and e.first.startswith("Who destroyed") for e in train_ex)
+
+
+def test_window_and_heldout_chapters():
+    text = "One. Two. Three. Four."
+    spans = [(0, 4), (5, 9), (10, 16), (17, 22)]
+    assert window(text, spans, 1) == ("Two. Three. Four.", 5)
+    assert window(text, spans, -3) == ("One. Two. Three.", 0)
+    assert sum(heldout_chapter(f"jesc1{i:02d}") for i in range(1, 41)) in range(4, 17)  # about a quarter
+
+
+def test_claim_examples_pair_true_and_corrupted_sentences():
+    texts = [("g", "Copper reacts with oxygen in 1900 to form copper oxide. The mass of the product is more than "
+                   "the mass of copper. Iron rusts in moist air and forms a brown layer."),
+             ("g", "Zinc is more reactive than copper and displaces it in 1950 from a solution.")]
+    ex = claim_examples(texts, random.Random(1), per_text=2)
+    assert {e.label for e in ex} == {0, 1} and all(e.task == "claim" for e in ex)
+    for e in ex:
+        if e.label == 1:
+            assert e.first in e.second
+
+
+@pytest.mark.slow
+def test_training_is_seeded_resumable_and_exports_a_loadable_reader(tmp_path):
+    examples = [Example("qa", "Who founded Alpha?", "Alpha was founded by Raja Alpha.", 1, (21, 31), "t", "a"),
+                Example("qa", "Who destroyed Alpha?", "Alpha was founded by Raja Alpha.", 0, None, "t", "a"),
+                Example("claim", "Raja Alpha founded Alpha.", "Alpha was founded by Raja Alpha.", 1, None, "t", "a"),
+                Example("claim", "Raja Beta founded Alpha.", "Alpha was founded by Raja Alpha.", 0, None, "t", "a")]
+    logs: list[str] = []
+    work = tmp_path / "work"
+    train(examples, work, epochs=1, batch_size=2, seed=3, max_length=64, checkpoint_every=1, log=logs.append)
+    assert (work / "checkpoint.pt").exists()  # the step before the last, kept for a resumed run
+    logs.clear()
+    result = train(examples, work, epochs=1, batch_size=2, seed=3, max_length=64, checkpoint_every=1, log=logs.append)
+    assert logs[0] == "resumed at step 1/2"
+    config = export(result["net"], tmp_path / "reader", {"max_length": 64})
+    assert len(config["sha256"]) == 64 and config["bytes"] < 30_000_000
+    r = Reader(tmp_path / "reader")
+    reading, = r.read("Who founded Alpha?", ["Alpha was founded by Raja Alpha."])
+    assert 0.0 <= reading.probability <= 1.0
+    assert len(r.supports(["a", "b"], ["c", "d"])) == 2
