@@ -13,7 +13,9 @@ tutor, shelves = ui.student_page(
 shelf = ui.shelf_picker(shelves)
 turns = ui.history(ui.ASK_HISTORY)
 # the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
-question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}…")
+limit = tutor.policy.max_question_chars  # the box stops typing there; the tutor refuses anything longer anyway
+question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}… "
+                         f"(up to {limit:,} characters)", max_chars=limit)
 
 if not turns and not question:
     manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
@@ -31,7 +33,7 @@ for i, turn in enumerate(turns):
 
 if question:
     answer = ui.ask(tutor, question, shelf)
-    turns.append({"question": question, "answer": answer})
+    turns.append({"question": answer.question, "answer": answer})  # an over-long question is kept cut short
     ui.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
 
 if turns and st.sidebar.button("New conversation", icon=":material/add_comment:", width="stretch", key="ask_new"):

@@ -58,6 +58,7 @@ with text_col:
         st.rerun()  # draw the page again with the passage marked
     with st.expander("Can't select with the mouse? Paste the passage instead", icon=":material/content_paste:"):
         pasted = st.text_area("Passage from this page", key="reader_paste", height=120,
+                              max_chars=tutor.policy.max_passage_chars,
                               placeholder="Paste or type the sentences you want to ask about")
         if st.button("Use this passage", key="reader_use_paste"):
             if pasted.strip():
@@ -80,14 +81,16 @@ with ask_col:
     else:
         st.info("Select a sentence or a paragraph on the page with your mouse. Your question will then be answered "
                 "only from that passage.", icon=":material/touch_app:")
-    question = st.chat_input("Ask about the selected passage…" if selection else "Select a passage first",
-                             disabled=not selection, key="reader_question")
+    limit = tutor.policy.max_question_chars
+    question = st.chat_input(f"Ask about the selected passage… (up to {limit:,} characters)" if selection
+                             else "Select a passage first", disabled=not selection, key="reader_question",
+                             max_chars=limit)
     turns = ui.history(ui.READER_HISTORY)
     if question and selection:
         passage = Passage(selection["text"], chapter=selection["chapter"], file=selection["file"],
                           page=int(selection["page"]))
         where = ui.ShelfKey(selection.get("klass", shelf.klass), selection.get("subject", shelf.subject))
         answer = ui.ask(tutor, question, where, selected=passage)
-        turns.append({"question": question, "answer": answer, "passage": dict(selection)})
+        turns.append({"question": answer.question, "answer": answer, "passage": dict(selection)})
     for i in reversed(range(len(turns))):
         ui.render_turn(turns[i], key=f"read_{i}")

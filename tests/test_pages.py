@@ -147,6 +147,16 @@ def test_refusal_shows_reason_suggestions_and_diagnostics(env):
     assert "Stage timings" in summary and "total" in summary
 
 
+def test_the_chat_box_states_and_enforces_the_question_limit(env):
+    at = app()
+    box = at.chat_input[0]
+    assert box.max_chars == 1000 and "up to 1,000 characters" in box.placeholder
+    box.set_value("What is the bending of light called? " * 30_000).run()  # ~1 MB pasted into the box
+    assert not at.exception
+    # the box keeps the first 1,000 characters (a script posting past it is refused by the tutor: test_pipeline)
+    assert len(AuditLog(env["audit"]).rows()[0]["question"]) <= 1000
+
+
 def test_history_and_shelf_choice_survive_page_switches(env):
     at = app()
     at.selectbox(key="_pick_subject").select("social-science").run()

@@ -296,3 +296,63 @@ def test_a_reranker_that_fails_falls_back_to_retrieval(library, audit):
 
     ans = Tutor(library, policy(), audit=audit, reranker=broken).ask(LENS_Q, "10", "science")
     assert not ans.was_refusal and ans.decided_by == "retrieval"
+
+
+# ---------------------------------------------------------------- limits: length and time budget
+
+
+class CountingEmbedder:
+    """HashEmbedder's vectors, counting the texts it was asked to embed; `on_embed` runs on every call."""
+
+    def __init__(self, on_embed=None):
+        self.name, self.dim, self.texts, self.on_embed = EMB.name, EMB.dim, [], on_embed
+
+    def embed(self, texts):
+        self.texts += list(texts)
+        if self.on_embed is not None:
+            self.on_embed()
+        return EMB.embed(texts)
+
+
+def test_a_question_over_the_length_limit_is_refused_before_any_embedding(tmp_path, audit):
+    write_shelf(tmp_path / "index", LIGHT, subject="science")
+    emb = CountingEmbedder()
+    fake = RecordingAnswerer(reply="Lenses are measured in dioptres. [1]")
+    huge = "What is the power of a lens? " * 40_000  # ~1.2 MB, as in the attack
+    ans = Tutor(Library(tmp_path / "index", embedder=emb), policy(max_question_chars=1000), answerer=fake,
+                audit=audit).ask(huge, "10", "science")
+    assert ans.was_refusal and ans.reason == "question_too_long"
+    assert emb.texts == [] and fake.calls == []  # nothing embedded, nothing answered
+    assert len(ans.question) == 1001 and ans.question.endswith("…")  # the log and the chat keep only the start
+    (row,) = audit.rows()
+    assert row["reason"] == "question_too_long" and len(row["question"]) == 1001
+    # one character under the limit is an ordinary question
+    ok = Tutor(Library(tmp_path / "index", embedder=emb), policy(max_question_chars=len(LENS_Q)),
+               audit=audit).ask(LENS_Q, "10", "science")
+    assert ok.reason != "question_too_long" and emb.texts
+
+
+def test_a_selected_passage_over_the_limit_is_refused_before_any_embedding(tmp_path, audit):
+    write_shelf(tmp_path / "index", LIGHT, subject="science")
+    emb = CountingEmbedder()
+    ans = Tutor(Library(tmp_path / "index", embedder=emb), policy(max_passage_chars=500), audit=audit).ask(
+        LENS_Q, "10", "science", selected=Passage(LENS_PASSAGE * 20))
+    assert ans.was_refusal and ans.reason == "passage_too_long" and emb.texts == []
+    assert len(audit.detail(audit.rows()[0]["id"])["selected_text"]) == 501
+
+
+def test_a_question_past_its_time_budget_stops_at_the_next_stage(tmp_path, audit):
+    write_shelf(tmp_path / "index", LIGHT, subject="science")
+    now = [0.0]
+
+    def slow_embedding():  # the clock jumps past the budget while the question is embedded
+        now[0] += 500.0
+
+    emb = CountingEmbedder(on_embed=slow_embedding)
+    fake = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
+    ans = Tutor(Library(tmp_path / "index", embedder=emb), policy(question_time_budget_s=120), answerer=fake,
+                audit=audit, clock=lambda: now[0]).ask(LENS_Q, "10", "science")
+    assert ans.was_refusal and ans.reason == "question_timeout"
+    assert "after embed" in ans.error and "120" in ans.error
+    assert fake.calls == [] and "search" not in ans.timings_ms  # nothing after the stage that ran over
+    assert audit.rows()[0]["reason"] == "question_timeout"

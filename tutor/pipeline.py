@@ -14,14 +14,14 @@ from tutor.answer import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit import AuditLog
 from tutor.checks import check_citations, check_grounding, check_instructions, check_phrasing, sentence_support, verdict
 from tutor.chunking import Chunk
-from tutor.errors import EmptyQuestion, ShelfNotFound
+from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
 from tutor.gate import GateDecision, decide
 from tutor.policy import Policy
 from tutor.language import detect_language
 from tutor.result import Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence, wrong_shelf_message
 from tutor.retrieval import Library
 from tutor.shelf import Hit, Shelf, ShelfKey
-from tutor.text import TermStats
+from tutor.text import TermStats, valid_text
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
 Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.judge.AnswerabilityJudge
@@ -40,8 +40,17 @@ class Passage:
 
 
 class _Timer:
-    def __init__(self) -> None:
+    """Stage timings of one question, and its time budget: `check` raises QuestionTimeout once the budget is spent,
+    so a question past it stops at the next stage instead of holding a server thread to the end."""
+
+    def __init__(self, budget_s: float = float("inf"), clock: Callable[[], float] = time.monotonic) -> None:
         self.ms: dict[str, float] = {}
+        self.budget_s, self.clock = budget_s, clock
+        self.deadline = clock() + budget_s
+
+    def check(self, after: str) -> None:
+        if self.clock() > self.deadline:
+            raise QuestionTimeout(after, self.budget_s)
 
     def stage(self, name: str):
         timer = self
@@ -60,8 +69,10 @@ class Tutor:
     """Answers questions from one library under one policy; shared by every user (holds no per-question state)."""
 
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
-                 audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None):
+                 audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
+        self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
         self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
         self._lock = threading.Lock()
@@ -92,7 +103,10 @@ class Tutor:
         if self.audit is None:
             return ans
         with timer.stage("audit"):
-            self.audit.log(replace(ans, timings_ms=dict(timer.ms)), selected_text=selected)
+            try:
+                self.audit.log(replace(ans, timings_ms=dict(timer.ms)), selected_text=selected)
+            except Exception as e:  # noqa: BLE001 - logging never blocks an answer (AuditLog spools what it cannot write)
+                ans = replace(ans, notes=ans.notes + (f"audit log failed: {type(e).__name__}",))
         return replace(ans, timings_ms=dict(timer.ms))
 
     # ------------------------------------------------------------------ entry point
@@ -102,9 +116,24 @@ class Tutor:
 
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
-        timer = _Timer()
+        p = self.policy
+        timer = _Timer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
-        question = (question or "").strip()
+        # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
+        question = valid_text(question or "").strip()
+        if selected is not None:
+            selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
+                               valid_text(selected.file or ""), selected.page)
+        if len(question) > p.max_question_chars:  # before any embedding: a huge question costs nothing
+            ans = self._refusal(_cut(question, p.max_question_chars), klass, subject, mode, "question_too_long", timer,
+                                notes=(f"the question had {len(question):,} characters; the limit is "
+                                       f"{p.max_question_chars:,} (max_question_chars)",))
+            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
+        if selected is not None and len(selected.text) > p.max_passage_chars:
+            ans = self._refusal(question, klass, subject, mode, "passage_too_long", timer,
+                                notes=(f"the passage had {len(selected.text):,} characters; the limit is "
+                                       f"{p.max_passage_chars:,} (max_passage_chars)",))
+            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars))
         try:
             if not question:
                 raise EmptyQuestion()
@@ -117,6 +146,12 @@ class Tutor:
         except ShelfNotFound as e:
             ans = self._refusal(question, klass, subject, mode, "no_shelf", timer,
                                 message=str(e) if detect_language(question) == "en" else None)
+        except QuestionTimeout as e:
+            ans = self._refusal(question, klass, subject, mode, "question_timeout", timer, decided_by="error",
+                                error=str(e), llm_called=self.answerer.uses_llm and "answer" in timer.ms)
+        except ShelfDamaged as e:  # this shelf is isolated; every other shelf keeps answering
+            ans = self._refusal(question, klass, subject, mode, "shelf_damaged", timer, decided_by="error",
+                                error=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
             ans = self._refusal(question, klass, subject, mode, "answerer_error", timer, decided_by="error",
                                 error=f"{type(e).__name__}: {e}",
@@ -135,8 +170,10 @@ class Tutor:
             with timer.stage("spelling"):
                 asked, fixes = shelf.lexical.correct(question, p.fuzzy_min_similarity)
             notes += [f"read {f.word!r} as {f.match!r} (a word of the shelf one or two letters away)" for f in fixes]
+            timer.check("spelling")
         with timer.stage("embed"):
             qvec = self.library.embed_query(asked, shelf)
+        timer.check("embed")
         with timer.stage("search"):
             hits = self.library.retrieve(asked, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
@@ -145,6 +182,7 @@ class Tutor:
         # a shelf built with another embedding model scores on its own scale: its margin over its own model's
         # min_confidence, put on this shelf's scale, is what the gate's wrong-shelf check compares
         others = [(k, self._on_scale(k, score, shelf, p)) for k, score in others]
+        timer.check("search")
         rerank = None
         if self.reranker is not None:
             with timer.stage("rerank"):
@@ -154,8 +192,10 @@ class Tutor:
                     rerank = None
                     notes.append(f"{RERANK_FALLBACK} ({type(e).__name__}: {e})")
         reranker_llm = self.reranker is not None and getattr(self.reranker, "llm", None) is not None
+        timer.check("rerank" if self.reranker is not None else "search")
         with timer.stage("gate"):
             decision = decide(asked, hits, p, stats, others, rerank)
+        timer.check("gate")
         near = tuple(_source(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""
@@ -197,8 +237,10 @@ class Tutor:
                     return self._refusal(question, klass, subject, mode, "judge_not_answerable", timer,
                                          checks=gate_checks, decided_by="judge", llm_called=True, notes=tuple(notes),
                                          **refuse)
+        timer.check("judge" if self.judge is not None else "gate")
         with timer.stage("answer"):
             draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
+        timer.check("answer")
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by="answerer", llm_called=llm, draft=draft.text,
@@ -219,6 +261,7 @@ class Tutor:
                       + check_phrasing(sentences, sources)
                       + check_instructions(sentences))
             judged = tuple(replace(s, supported=ok) for s, (ok, _, _) in zip(sentences, verdicts))
+        timer.check("checks")
         all_checks = gate_checks + tuple(checks)
         reason = verdict(checks)
         if reason != "answered":
@@ -285,6 +328,11 @@ class Tutor:
         sources = [_source(1, hit)]
         return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
                                       on_token)
+
+
+def _cut(text: str, n: int) -> str:
+    """The first n characters of an over-long text, marked as cut: what is logged and shown back, never the whole."""
+    return text if len(text) <= n else text[:n] + "…"
 
 
 def _source(n: int, h: Hit) -> Source:
