@@ -474,6 +474,38 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
     return RebuildResult(sorted(ok), carried, [f.file for f in report.refused], len(chunks))
 
 
+# ---------------------------------------------------------------------------------------------- audit store
+def audit_health_panel(log: AuditLog) -> None:
+    """For maintainers: what is wrong with the audit store, how many questions wait in its spool, and the two
+    repairs (write the spool now; set a damaged database aside). Draws nothing while the store is healthy."""
+    h = log.health()
+    if h.ok and not h.spooled:
+        return
+    with st.container(border=True):
+        st.markdown("#### :material/warning: The audit log needs attention")
+        if not h.ok:
+            st.markdown(f"The audit database `{md(str(log.path))}` cannot be used: {md(h.error)}. Students still get "
+                        "their answers; their questions are kept in a spool file meanwhile.")
+        if h.spooled:
+            st.markdown(f"**{h.spooled}** question(s) wait in `{md(h.spool_path)}`; they are written to the database "
+                        "as soon as it takes writes again.")
+        c1, c2 = st.columns(2)
+        if c1.button("Try the database again", icon=":material/sync:", key="audit_retry"):
+            try:
+                n = log.replay()
+                st.session_state[MAINT_NOTICE] = ("ok", f"The audit database works again: {n} spooled question(s) written.")
+            except TutorError as e:
+                st.session_state[MAINT_NOTICE] = ("error", str(e))
+            st.rerun()
+        if c2.button("Set the damaged database aside", icon=":material/move_item:", key="audit_set_aside",
+                     disabled=h.ok, help="Renames the damaged file (nothing is deleted), starts a fresh database and "
+                     "writes the spooled questions into it. No restart is needed."):
+            moved = log.set_aside()
+            st.session_state[MAINT_NOTICE] = ("ok", f"The damaged audit database was moved to {moved.name}; a fresh one "
+                                                    "is in use and the spooled questions are in it.")
+            st.rerun()
+
+
 # ---------------------------------------------------------------------------------------------- audit frames
 AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "answer", "confidence",
                  "nearest_chapter", "nearest_section", "failed_checks", "decided_by", "llm_called", "total_ms"]

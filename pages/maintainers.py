@@ -28,6 +28,8 @@ if ss.get(ui.MAINT_NOTICE):
     kind, text = ss.pop(ui.MAINT_NOTICE)
     (st.success if kind == "ok" else st.error)(text, icon=":material/check_circle:" if kind == "ok" else ":material/error:")
 
+ui.audit_health_panel(ui.audit_log())
+
 shelf_keys = lib.keys()
 manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys}
 m1, m2, m3 = st.columns(3)

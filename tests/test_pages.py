@@ -407,6 +407,28 @@ def test_shelves_tab_lists_chapters_removes_and_rebuilds(env):
     assert list(ShelfStore(env["index"]).manifest("10", "science").chapters) == ["light.pdf"]
 
 
+def test_a_damaged_audit_database_never_stops_answers_and_maintainers_repair_it(env):
+    env["audit"].write_bytes(b"not a database at all " * 300)  # damaged before the server starts
+    at = app({"maintainer_password": "spanner", "teacher_password": "chalk"})
+    assert not at.exception  # the Ask page opens
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception and "refraction of light" in at.chat_message[-1].markdown[0].value
+    spool = env["audit"].with_name("audit.sqlite3.spool.jsonl")
+    assert spool.exists() and len(spool.read_text().splitlines()) == 1
+
+    open_page(at, "teachers")
+    sign_in(at, "chalk")
+    assert not at.exception and "cannot be read" in at.error[0].value
+
+    open_page(at, "maintainers")
+    sign_in(at, "spanner")
+    assert "The audit log needs attention" in texts(at) and "DatabaseError" in texts(at)
+    at.button(key="audit_set_aside").click().run()
+    assert not at.exception and "moved to audit.sqlite3.damaged-" in at.success[0].value
+    assert [r["question"] for r in AuditLog(env["audit"]).rows()] == [ANSWERABLE]  # replayed, no restart
+    assert not spool.exists() and "needs attention" not in texts(at)
+
+
 # ---------------------------------------------------------------------------------------------- plain helpers
 def test_safe_pdf_name_never_returns_a_path():
     assert ui.safe_pdf_name("../../etc/passwd") == "passwd.pdf"

@@ -356,3 +356,26 @@ def test_a_question_past_its_time_budget_stops_at_the_next_stage(tmp_path, audit
     assert "after embed" in ans.error and "120" in ans.error
     assert fake.calls == [] and "search" not in ans.timings_ms  # nothing after the stage that ran over
     assert audit.rows()[0]["reason"] == "question_timeout"
+
+
+# ---------------------------------------------------------------- a failing audit store never blocks an answer
+
+
+def test_a_damaged_audit_database_does_not_block_answers_and_nothing_is_lost(library, tmp_path):
+    db = tmp_path / "audit.sqlite3"
+    log = AuditLog(db)
+    db.write_bytes(b"damaged " * 500)
+    ans = tutor(library, log).ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and "dioptres" in ans.answer
+    assert log.spooled() == 1 and not log.health().ok
+    log.set_aside()
+    assert [r["question"] for r in log.rows()] == [LENS_Q]
+
+
+def test_questions_with_lone_surrogates_or_undecodable_bytes_are_answered_and_logged(library, audit):
+    api = LENS_Q[:-1] + " \ud83d?"  # half of an emoji's surrogate pair, as a broken API client sends it
+    cli = (LENS_Q[:-1].encode() + b" \xff?").decode("utf-8", "surrogateescape")  # a command line's bad byte
+    for q in (api, cli):
+        ans = tutor(library, audit).ask(q, "10", "science")
+        assert not ans.was_refusal and ans.question == LENS_Q[:-1] + " \ufffd?"
+    assert [r["question"] for r in audit.rows()] == [LENS_Q[:-1] + " \ufffd?"] * 2 and audit.spooled() == 0

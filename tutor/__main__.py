@@ -143,7 +143,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from tutor.pipeline import Passage
 
     tutor = _tutor(args.index_dir, args.policy, args.answerer, rerank=args.rerank, judge=args.judge)
-    selected = Passage(args.selected_text.read_text(encoding="utf-8")) if args.selected_text else None
+    # a file that is not valid UTF-8 is read with U+FFFD for the bad bytes, not a crash
+    selected = Passage(args.selected_text.read_text(encoding="utf-8", errors="replace")) if args.selected_text else None
     on_token = None
     if args.stream and tutor.answerer.uses_llm:  # the draft goes to stderr, marked: the checks may still veto it
         print("draft, not yet checked: ", end="", file=sys.stderr, flush=True)
