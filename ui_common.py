@@ -27,7 +27,7 @@ import streamlit as st
 from tutor.audit import AuditLog
 from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.embedding import HashEmbedder, default_embedder
-from tutor.errors import TutorError
+from tutor.errors import ShelfDamaged, TutorError
 from tutor.ingest import IngestItem, IngestReport, Progress, ingest
 from tutor.result import (AnswerSentence, Check, Source, Suggestion, TutorAnswer,
                           reason_message, refusal_sentence)
@@ -145,7 +145,11 @@ def student_shelves(lib: Library) -> list[ShelfKey]:
     """Shelves a student can ask: those that exist and hold at least one chapter."""
     out = []
     for key in lib.keys():
-        m = lib.store.manifest(key.klass, key.subject)
+        try:
+            m = lib.store.manifest(key.klass, key.subject)
+        except ShelfDamaged:  # still listed: a question there gets the named refusal, not a missing shelf
+            out.append(key)
+            continue
         if m is not None and m.chapters and m.n_chunks > 0:
             out.append(key)
     return out
@@ -431,6 +435,10 @@ class RebuildResult:
     carried: list[str]
     refused: list[str]
     chunks: int
+    lost: list[str] = None  # chapters of a damaged shelf with no kept PDF: they cannot be carried over
+
+    def __post_init__(self):
+        self.lost = list(self.lost or [])
 
 
 def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
@@ -438,26 +446,42 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
     """Re-ingest a shelf's chapters from their kept PDFs into a fresh version, swapped in atomically.
 
     Chapters without a kept PDF (e.g. ingested from the command line) keep their chunks and vectors as they are.
-    Students keep reading the old version until the new one is written completely.
+    Students keep reading the old version until the new one is written completely. A damaged shelf is rebuilt
+    from its kept PDFs alone (every one of them when its manifest is unreadable too); chapters that only the damaged
+    files held are reported as lost.
     """
     with store.lock(klass, subject):
-        old = store.load(klass, subject)
         kept = kept_pdfs(klass, subject)
-        entries = old.manifest.chapters
+        try:
+            old = store.load(klass, subject)
+            entries = old.manifest.chapters
+        except ShelfDamaged:
+            old = None
+            try:
+                entries = store.manifest(klass, subject).chapters
+            except ShelfDamaged:
+                entries = {name: None for name in kept}
         todo = [name for name in entries if name in kept]
         with tempfile.TemporaryDirectory(prefix="tutor-rebuild-") as tmp:
             fresh_store = ShelfStore(tmp)
-            report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter, name=n) for n in todo],
+            report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter if entries[n] else None,
+                                        name=n) for n in todo],
                             fresh_store, embedder, progress=progress, workers=1) if todo else IngestReport()
             ok = {f.file for f in report.files if f.status in ("added", "replaced", "unchanged")}
             fresh = fresh_store.load(klass, subject) if ok else None
         carried = [n for n in entries if n not in ok]
+        lost = []
+        if old is None:  # nothing can be carried over from damaged files
+            carried, lost = [], carried
+            if not ok:
+                raise TutorError("no chapter could be read again from a kept PDF, so there is nothing to rebuild "
+                                 "from: roll the shelf back instead, or upload its chapters again")
         if carried and old.manifest.embedding_model != getattr(embedder, "name", ""):
             raise TutorError(
                 f"{len(carried)} chapter(s) have no kept PDF and were built with {old.manifest.embedding_model}; "
                 "upload their PDFs again before rebuilding with a different model"
             )
-        manifest = Manifest(klass, subject, embedder.name, embedder.dim, old.manifest.index_type)
+        manifest = Manifest(klass, subject, embedder.name, embedder.dim, (old or fresh).manifest.index_type)
         chunks, vecs = [], []
         if fresh is not None:
             manifest.chapters.update(fresh.manifest.chapters)
@@ -471,7 +495,7 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
                 manifest.chapters[n] = entries[n]
         all_vecs = np.concatenate(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
         store.write(manifest, chunks, all_vecs)
-    return RebuildResult(sorted(ok), carried, [f.file for f in report.refused], len(chunks))
+    return RebuildResult(sorted(ok), carried, [f.file for f in report.refused], len(chunks), lost)
 
 
 # ---------------------------------------------------------------------------------------------- audit store

@@ -11,7 +11,7 @@ import streamlit as st
 
 import ui_common as ui
 from tutor.embedding import E5_NAME, MINILM_NAME, embedder_by_name
-from tutor.errors import TutorError
+from tutor.errors import ShelfDamaged, TutorError
 from tutor.ingest import IngestItem, ingest, remove_chapter
 from tutor.shelf import check_name
 
@@ -31,11 +31,72 @@ if ss.get(ui.MAINT_NOTICE):
 ui.audit_health_panel(ui.audit_log())
 
 shelf_keys = lib.keys()
-manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys}
+damaged = lib.damaged()  # loads each live version once (checksums verified); the students' cache shares it
+manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys if k not in damaged}
 m1, m2, m3 = st.columns(3)
 m1.metric("Shelves", len(shelf_keys), border=True)
 m2.metric("Chapters", sum(len(m.chapters) for m in manifests.values() if m), border=True)
 m3.metric("Passages indexed", sum(m.n_chunks for m in manifests.values() if m), border=True)
+
+
+
+def shelf_embedder(key):
+    """The embedder a rebuild must use: the shelf's own model (from its manifest, or its previous version's when the
+    live manifest is damaged), or the test fake when the app runs on it."""
+    if ui.embedder_kind() == "hash":
+        return embedder
+    for version in [store.current_version(key.klass, key.subject)] + store.versions(key.klass, key.subject):
+        try:
+            return embedder_by_name(store.manifest_of(key.klass, key.subject, version).embedding_model)
+        except ShelfDamaged:
+            continue
+    return embedder_by_name(MINILM_NAME)
+
+
+def rebuild(key) -> None:
+    """Rebuild a shelf from its kept PDFs with a progress bar; the outcome is left for the next run to show."""
+    with st.status("Rebuilding the shelf…", expanded=True):
+        bar = st.progress(0.0, text="Starting…")
+        try:
+            res = ui.rebuild_shelf(store, shelf_embedder(key), key.klass, key.subject,
+                                   progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
+            msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "
+                   f"{len(res.carried)} carried over, {res.chunks} passages.")
+            if res.refused:
+                msg += f" Refused on re-reading: {', '.join(res.refused)} (carried over unchanged)."
+            if res.lost:
+                msg += (f" Not on the rebuilt shelf (no kept PDF, and the damaged files could not be read): "
+                        f"{', '.join(res.lost)}; upload them again.")
+            ss[ui.MAINT_NOTICE] = ("ok", msg)
+        except TutorError as e:
+            ss[ui.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
+
+
+if damaged:
+    with st.container(border=True):
+        st.markdown("#### :material/build: Damaged shelves")
+        st.caption("Students who ask on these shelves are told the book cannot be opened right now; every other shelf "
+                   "keeps answering. Roll back to the version before the damage, or rebuild from the kept PDFs.")
+        for key, problem in damaged.items():
+            tag = f"{key.klass}_{key.subject}"
+            st.error(f"**{ui.shelf_label(key.klass, key.subject)}** is damaged: {ui.md(problem.detail)}",
+                     icon=":material/broken_image:")
+            previous = store.previous_version(key.klass, key.subject)
+            kept_here = ui.kept_pdfs(key.klass, key.subject)
+            c1, c2 = st.columns(2)
+            if c1.button("Roll back to the previous version", icon=":material/history:", key=f"m_rollback_{tag}",
+                         disabled=previous is None,
+                         help="No earlier intact version is kept" if previous is None else f"Version {previous}"):
+                try:
+                    v = store.rollback(key.klass, key.subject)
+                    ss[ui.MAINT_NOTICE] = ("ok", f"Rolled {ui.shelf_label(key.klass, key.subject)} back to version {v}.")
+                except TutorError as e:
+                    ss[ui.MAINT_NOTICE] = ("error", str(e))
+                st.rerun()
+            if c2.button(f"Rebuild from {len(kept_here)} kept PDF(s)", icon=":material/autorenew:",
+                         key=f"m_rebuild_damaged_{tag}", disabled=not kept_here):
+                rebuild(key)
+                st.rerun()
 
 tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":material/shelves: Shelves"])
 
@@ -168,9 +229,10 @@ with tab_add:
 
 # ------------------------------------------------------------------------------------------------ shelves
 with tab_shelves:
-    keys = shelf_keys
+    keys = [k for k in shelf_keys if k not in damaged]
     if not keys:
-        st.info("The library is empty: add chapter PDFs on the first tab.", icon=":material/inbox:")
+        st.info("The library is empty: add chapter PDFs on the first tab." if not damaged else
+                "Every shelf is damaged: repair them above.", icon=":material/inbox:")
         st.stop()
     overview = pd.DataFrame([{
         "Class": k.klass, "Subject": ui.subject_label(k.subject), "Chapters": len(m.chapters), "Passages": m.n_chunks,
@@ -221,19 +283,5 @@ with tab_shelves:
                    + (f"{len(missing)} chapter(s) have no kept PDF (added from the command line) and are carried over "
                       "as they are." if missing else "Every chapter has its PDF kept."))
         if st.button("Rebuild shelf", icon=":material/autorenew:", key="m_rebuild"):
-            with st.status("Rebuilding the shelf…", expanded=True) as status:
-                bar = st.progress(0.0, text="Starting…")
-                try:
-                    # a rebuild keeps the shelf's own model (the app's default embedder may be another one)
-                    own = embedder if ui.embedder_kind() == "hash" else embedder_by_name(manifests[key].embedding_model)
-                    res = ui.rebuild_shelf(store, own, key.klass, key.subject,
-                                           progress=lambda p: bar.progress(ui.progress_fraction(p),
-                                                                           text=ui.progress_text(p)))
-                    msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "
-                           f"{len(res.carried)} carried over, {res.chunks} passages.")
-                    if res.refused:
-                        msg += f" Refused on re-reading: {', '.join(res.refused)} (carried over unchanged)."
-                    ss[ui.MAINT_NOTICE] = ("ok", msg)
-                except TutorError as e:
-                    ss[ui.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
+            rebuild(key)  # a rebuild keeps the shelf's own model (the app's default embedder may be another one)
             st.rerun()

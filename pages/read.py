@@ -5,7 +5,9 @@ The selection comes back from a custom component (components v2); pasting the pa
 import streamlit as st
 
 import ui_common as ui
+from tutor.errors import ShelfDamaged
 from tutor.pipeline import Passage
+from tutor.result import reason_message
 
 tutor, shelves = ui.student_page(
     "Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "
@@ -14,7 +16,11 @@ tutor, shelves = ui.student_page(
 ss = st.session_state
 c_class, c_subject, c_chapter = st.columns([1, 1, 2])
 shelf = ui.shelf_picker(shelves, cols=(c_class, c_subject))
-book = tutor.library.shelf(shelf.klass, shelf.subject)
+try:
+    book = tutor.library.shelf(shelf.klass, shelf.subject)
+except ShelfDamaged:  # the student sees why, never the files; maintainers see the detail on their page
+    st.warning(reason_message("shelf_damaged"), icon=":material/build:")
+    st.stop()
 chapters = ui.chapters_in_order(book.manifest)
 files = [c.file for c in chapters]
 titles = {c.file: (f"Chapter {c.chapter_number}: {c.chapter}" if c.chapter_number else c.chapter) for c in chapters}

@@ -315,3 +315,18 @@ def test_extraction_in_worker_processes_gives_the_same_shelf(src, tmp_path):
     ingest(discover([src]), one, EMB, workers=1)
     ingest(discover([src]), two, EMB, workers=2)
     assert [c.to_dict() for c in one.load("10", "science").chunks] == [c.to_dict() for c in two.load("10", "science").chunks]
+
+
+def test_ingest_into_a_damaged_shelf_refuses_its_files_by_name_and_leaves_the_others(src, store, tmp_path):
+    _ingest([src], store)
+    version = store.current_version("10", "science")
+    (store.shelf_dir("10", "science") / version / "manifest.json").write_text("{damaged")
+    extra = make_pdf(tmp_path / "more" / "class-10" / "science" / "more.pdf", ["Mirrors reflect light back."])
+    soil = make_pdf(tmp_path / "more" / "class-10" / "social-science" / "more-soil.pdf",
+                    ["Laterite soil develops under high temperature and heavy rainfall."])
+    report = _ingest([extra, soil], store)
+    by_file = {f.file: f for f in report.files}
+    assert by_file["more.pdf"].status == "refused" and by_file["more.pdf"].error_code == "shelf_damaged"
+    assert "roll it back or rebuild it" in by_file["more.pdf"].error
+    assert by_file["more-soil.pdf"].status == "added"
+    assert store.current_version("10", "science") == version  # nothing written on top of the damage

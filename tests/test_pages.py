@@ -15,9 +15,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 try:
-    from helpers_library import SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
+    from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
 except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
+    from tests.helpers_library import LIGHT_PAGES, SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the installed package
@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the in
 import ui_common as ui  # noqa: E402
 from tutor.audit import AuditLog
 from tutor.embedding import HashEmbedder
-from tutor.ingest import Progress, discover, ingest
+from tutor.ingest import Progress, discover, ingest, remove_chapter
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
 from tutor.result import REASONS, REFUSAL_SENTENCE
@@ -427,6 +427,52 @@ def test_a_damaged_audit_database_never_stops_answers_and_maintainers_repair_it(
     assert not at.exception and "moved to audit.sqlite3.damaged-" in at.success[0].value
     assert [r["question"] for r in AuditLog(env["audit"]).rows()] == [ANSWERABLE]  # replayed, no restart
     assert not spool.exists() and "needs attention" not in texts(at)
+
+
+def test_a_damaged_shelf_is_isolated_shown_to_maintainers_and_rolled_back(env):
+    store = ShelfStore(env["index"])
+    remove_chapter(store, "10", "science", "acids.pdf")  # a second version, so there is one to roll back to
+    before = store.versions("10", "science")[1]
+    live = store.current_version("10", "science")
+    (env["index"] / "class-10" / "science" / live / "manifest.json").write_text("{ damaged")
+    at = app({"maintainer_password": "spanner"})
+    assert not at.exception  # the Ask page opens on the damaged shelf and says why
+    assert REASONS["shelf_damaged"] in "\n".join(w.value for w in at.warning)
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception and REASONS["shelf_damaged"].split(":")[0] in at.chat_message[-1].markdown[0].value
+    at.selectbox(key="_pick_subject").set_value("social-science").run()
+    at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
+    assert "Black soil is ideal for growing cotton" in at.chat_message[-1].markdown[0].value
+    open_page(at, "read")  # the Read page on the damaged shelf says why instead of failing
+    at.selectbox(key="_pick_subject").set_value("science").run()
+    assert not at.exception and REASONS["shelf_damaged"] in "\n".join(w.value for w in at.warning)
+
+    open_page(at, "maintainers")
+    sign_in(at, "spanner")
+    assert not at.exception and "Damaged shelves" in texts(at)
+    assert any("Class 10 · Science" in e.value and "manifest.json cannot be read" in e.value for e in at.error)
+    at.button(key="m_rollback_10_science").click().run()
+    assert not at.exception and f"back to version {before}" in at.success[0].value
+    assert store.current_version("10", "science") == before and "Damaged shelves" not in texts(at)
+    assert sorted(store.manifest("10", "science").chapters) == ["acids.pdf", "light.pdf"]
+
+
+def test_a_damaged_shelf_is_rebuilt_from_its_kept_pdfs(env):
+    kept = env["data"] / "uploads" / "class-10" / "science"
+    make_pdf(kept / "light.pdf", LIGHT_PAGES)
+    live = ShelfStore(env["index"]).current_version("10", "science")
+    index = env["index"] / "class-10" / "science" / live / "index.faiss"
+    index.write_bytes(b"\0" * 100)
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    assert any("index.faiss fails its checksum" in e.value for e in at.error)
+    assert at.button(key="m_rollback_10_science").disabled  # written once: nothing to roll back to
+    at.button(key="m_rebuild_damaged_10_science").click().run()
+    assert not at.exception
+    notice = at.success[0].value
+    assert "1 chapter(s) re-read" in notice and "acids.pdf" in notice and "upload them again" in notice
+    assert list(ShelfStore(env["index"]).manifest("10", "science").chapters) == ["light.pdf"]
+    assert "Damaged shelves" not in texts(at)
 
 
 # ---------------------------------------------------------------------------------------------- plain helpers

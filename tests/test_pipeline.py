@@ -379,3 +379,21 @@ def test_questions_with_lone_surrogates_or_undecodable_bytes_are_answered_and_lo
         ans = tutor(library, audit).ask(q, "10", "science")
         assert not ans.was_refusal and ans.question == LENS_Q[:-1] + " \ufffd?"
     assert [r["question"] for r in audit.rows()] == [LENS_Q[:-1] + " \ufffd?"] * 2 and audit.spooled() == 0
+
+
+# ---------------------------------------------------------------- a damaged shelf is isolated
+
+
+def test_a_damaged_shelf_gets_a_named_refusal_and_the_other_shelves_keep_answering(library, audit):
+    version = library.store.current_version("10", "science")
+    index = library.store.shelf_dir("10", "science") / version / "index.faiss"
+    index.write_bytes(index.read_bytes()[:-64])  # cut short, as a full disk or a bad copy leaves it
+    t = tutor(library, audit)
+    soil = t.ask(SOIL_Q, "10", "social-science")
+    assert not soil.was_refusal and "northern plains" in soil.answer
+    lens = t.ask(LENS_Q, "10", "science")
+    assert lens.was_refusal and lens.reason == "shelf_damaged" and "index.faiss" in lens.error
+    assert "index.faiss" not in lens.message  # the student gets the reason, the log the detail
+    assert [r["reason"] for r in audit.rows()] == ["shelf_damaged", "answered"]
+    passage = t.ask(LENS_Q, "10", "science", selected=Passage(LIGHT[1].text))  # selected mode needs no shelf
+    assert not passage.was_refusal

@@ -19,7 +19,7 @@ import numpy as np
 
 from tutor.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
 from tutor.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
-from tutor.errors import IngestError, PdfRefused
+from tutor.errors import IngestError, PdfRefused, ShelfDamaged
 from tutor.pdftext import ExtractedPdf, extract_pdf
 from tutor.hindi_pdf import fix_hindi_pages
 from tutor.language import HINDI, detect_language
@@ -205,7 +205,13 @@ def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: Sh
     for it in items:
         key = ShelfKey(it.klass, it.subject)
         if key not in manifests:
-            manifests[key] = store.manifest(it.klass, it.subject)
+            try:
+                manifests[key] = store.manifest(it.klass, it.subject)
+            except ShelfDamaged:  # _ingest_shelf refuses these files by name; nothing to extract for them
+                manifests[key] = None
+                continue
+        elif manifests[key] is None and store.current_version(it.klass, it.subject):
+            continue
         digest = digests[str(it.path)]
         if not _is_current(it, digest, manifests[key]):
             todo.append((it, digest))
@@ -219,8 +225,15 @@ def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: Sh
 
 def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap,
                   pre=None, digests=None, ocr=True) -> None:
-    manifest = store.manifest(key.klass, key.subject)
-    old = store.load(key.klass, key.subject) if manifest else None
+    try:
+        manifest = store.manifest(key.klass, key.subject)
+        old = store.load(key.klass, key.subject) if manifest else None
+    except ShelfDamaged as e:  # never built on top of a damaged version: each file is refused, naming the repair
+        for it in shelf_items:
+            report.files.append(FileReport(
+                it.file, key, "refused", error=f"{it.file}: the shelf class {key.klass} {key.subject} is damaged "
+                f"({e.detail}); roll it back or rebuild it on the Maintainers page first", error_code="shelf_damaged"))
+        return
     if embedder is None and manifest is not None:
         embedder = embedder_by_name(manifest.embedding_model)  # a shelf keeps the model that built it
     if manifest and manifest.embedding_model != embedder.name:

@@ -289,9 +289,11 @@ class Tutor:
         return score - self.policy.for_model(model).min_confidence + p.min_confidence
 
     def _any_embedder(self):
-        keys = self.library.keys()
-        if keys:
-            return self.library.embedder_for(self.library.shelf(keys[0].klass, keys[0].subject))
+        for key in self.library.keys():
+            try:
+                return self.library.embedder_for(self.library.shelf(key.klass, key.subject))
+            except ShelfDamaged:
+                continue
         from tutor.embedding import default_embedder
 
         return default_embedder()

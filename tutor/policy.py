@@ -90,7 +90,7 @@ class Policy:
     approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, exact re-scoring) instead of exact search", 1, 10**9)
     # limits: what one student, one upload or one stranger at the sign-in form may cost the server
     max_question_chars: int = _f(1000, "longest question accepted (characters, after trimming); a longer one is refused "
-                                 "(question_too_long) before any embedding, and the chat box says the limit", 1, 100_000)
+                                 "(question_too_long) before any embedding, and the chat box says the limit", 1, 10_000_000)
     max_passage_chars: int = _f(5000, "longest selected or pasted passage accepted (characters); a longer one is refused "
                                 "(passage_too_long) before any embedding", 1, 1_000_000)
     question_time_budget_s: float = _f(120.0, "seconds one question may take; past it the work stops at the next stage "
