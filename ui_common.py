@@ -6,6 +6,7 @@ reader text, upload names, audit frames, shelf rebuild), then drawing. Nothing h
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -29,8 +30,9 @@ from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.embedding import HashEmbedder, default_embedder
 from tutor.errors import ShelfDamaged, TutorError
 from tutor.ingest import IngestItem, IngestReport, Progress, ingest
-from tutor.result import (AnswerSentence, Check, Source, Suggestion, TutorAnswer,
+from tutor.result import (PASTED_TEXT, AnswerSentence, Check, Source, Suggestion, TutorAnswer,
                           reason_message, refusal_sentence)
+from tutor.prompts import withhold_planted
 from tutor.retrieval import Library
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 
@@ -167,9 +169,42 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#:])")
 _MD_LEADING = re.compile(r"^(\s*)([-+=]|\d+)([.)]?)(?=\s|$)", re.M)
 
 
+_URL = re.compile(r"(?i)\b((?:https?|ftp)://|www\.)([^\s<>\[\]()]*)")
+_EMAIL_AT = re.compile(r"(?<=[\w.+-])@(?=[\w-]+\.)")
+WORD_JOINER = "\u2060"  # invisible and zero-width: the text reads and copies the same, but no link can form
+
+
+@functools.lru_cache(maxsize=1)
+def link_domains() -> tuple[str, ...]:
+    """The policy's link_domains: web domains whose addresses may stay clickable in what the app shows."""
+    from tutor.policy import load_policy
+
+    return tuple(d.strip().lower().removeprefix("www.") for d in load_policy().link_domains.split(",") if d.strip())
+
+
+def plain_links(text: str, allowed: tuple[str, ...] | None = None) -> str:
+    """Web and e-mail addresses made non-clickable (a word joiner inside the scheme, after the '@'), except those
+    on an `allowed` domain (default: the policy's link_domains). Book text, questions and answers go through this:
+    a planted "http://evil.example/login" is shown, never offered as a link."""
+    allowed = link_domains() if allowed is None else allowed
+
+    def fix(m: re.Match) -> str:
+        scheme, rest = m.group(1), m.group(2)
+        host = rest.split("/")[0].split(":")[0].lower()
+        if scheme.lower() == "www.":
+            host = "www." + host
+        host = host.removeprefix("www.")
+        if host and any(host == d or host.endswith("." + d) for d in allowed):
+            return m.group(0)
+        return scheme[0] + WORD_JOINER + scheme[1:] + rest
+
+    return _EMAIL_AT.sub("@" + WORD_JOINER, _URL.sub(fix, text))
+
+
 def md(text: str) -> str:
-    """Text shown as markdown exactly as written: no emphasis, links, LaTeX, emoji codes or list markers."""
-    text = " ".join(str(text).split())
+    """Text shown as markdown exactly as written: no emphasis, links (web addresses are made non-clickable, see
+    plain_links), LaTeX, emoji codes or list markers."""
+    text = plain_links(" ".join(str(text).split()))
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MD_LEADING.sub(_escape_marker, text)
 
@@ -209,8 +244,9 @@ def _from(cls, d: dict[str, Any]):
 
 
 def highlighted_passage(source_text: str, quotes: list[str]) -> str:
-    """The passage as markdown, with the sentences the answer quotes from it highlighted."""
-    text = " ".join(source_text.split())
+    """The passage as markdown, with the sentences the answer quotes from it highlighted; planted sentences (orders
+    to the tutor, requests for passwords) are left out, marked as such."""
+    text = withhold_planted(" ".join(source_text.split()))
     spans = []
     for q in quotes:
         q = " ".join(q.split())
@@ -264,7 +300,7 @@ def evidence_frame(ans: TutorAnswer) -> pd.DataFrame:
             label = f"Source [{s.n}]" + (" · cited" if s.n in cited else "") if role == "source" else "Near miss"
             rows.append({
                 "Role": label, "Score": float(s.score), "Chapter": s.chapter, "Page": page_span(s.page, s.page_end),
-                "Section": s.section, "Passage": clip(s.text, 220),
+                "Section": s.section, "Passage": clip(withhold_planted(s.text), 220),
             })
     return pd.DataFrame(rows, columns=["Role", "Score", "Chapter", "Page", "Section", "Passage"])
 
@@ -723,9 +759,12 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
     with st.chat_message("user", avatar=":material/person:"):
         st.markdown(md(turn["question"]))
         note = shelf_label(ans.klass, ans.subject)
+        pasted = any(s.chapter == PASTED_TEXT for s in ans.sources)
         if turn.get("passage"):
             p = turn["passage"]
-            note += f" · about the passage you selected on page {p['page']}" if p.get("page") else " · about your passage"
+            note += (" · about your pasted text (not found on the page)" if pasted
+                     else f" · about the passage you selected on page {p['page']}" if p.get("page")
+                     else " · about your passage")
         st.caption(note)
     with st.chat_message("assistant", avatar=":material/menu_book:"):
         render_answer(ans, key=key)
@@ -757,6 +796,12 @@ def _render_answered(ans: TutorAnswer) -> None:
     for src in cited:
         quoting = [s for s in ans.sentences if src.n in s.citations]
         quotes = [s.text for s in quoting]
+        if src.chapter == PASTED_TEXT:  # not on the book's page: never shown as a citation of the book
+            with st.expander(f"\\[{src.n}\\] {PASTED_TEXT}", icon=":material/content_paste:"):
+                st.markdown(highlighted_passage(src.text, quotes))
+                st.caption("This passage was not found on the page of the book, so the answer comes from your pasted "
+                           "text only, not from your textbook.")
+            continue
         # the page of the quoted sentences when known (a passage can run over a page break)
         on = sorted({s.page for s in quoting if s.page})
         where = page_span(on[0], on[-1]) if on else page_span(src.page, src.page_end)

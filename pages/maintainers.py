@@ -121,6 +121,17 @@ def show_reports(reports: list[dict]) -> None:
                      icon=":material/block:")
         for page, reason in r["skipped"]:
             st.caption(f"{name}: page {page} skipped — {ui.md(reason)}")
+        show_flagged(r["file"], r.get("flagged", []))
+
+
+def show_flagged(file: str, flagged) -> None:
+    """Planted sentences found in a chapter: never quoted to students, shown here so a maintainer can check the PDF."""
+    if not flagged:
+        return
+    lines = "\n".join(f"- page {p}: {ui.md(t)}" for p, t in flagged)
+    st.warning(f"**{ui.md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a "
+               f"password. They are never quoted to students; check where this PDF came from.\n{lines}",
+               icon=":material/gpp_maybe:")
 
 
 # what a new shelf is embedded with; an existing shelf always keeps the model that built it
@@ -179,7 +190,7 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
             ui.keep_upload(it.path, it.klass, it.subject, it.file)
         results.append({"file": r.file, "klass": r.shelf.klass, "subject": r.shelf.subject, "status": r.status,
                         "chapter": r.chapter, "pages": r.pages, "pages_used": r.pages_used, "chunks": r.chunks,
-                        "skipped": list(r.skipped), "error": r.error})
+                        "skipped": list(r.skipped), "error": r.error, "flagged": list(r.flagged)})
     return results
 
 
@@ -256,8 +267,10 @@ with tab_shelves:
         "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file, "Pages read": f"{c.pages_used} of {c.pages}",
         "Skipped pages": ", ".join(f"{s['page']} ({s['reason']})" for s in c.pages_skipped) or "–",
         "Passages": c.chunks, "Added": c.ingested_at[:16].replace("T", " "),
-        "PDF kept": "yes" if c.file in kept else "no",
+        "PDF kept": "yes" if c.file in kept else "no", "Flagged sentences": len(c.flagged),
     } for c in chapters]), hide_index=True, width="stretch")
+    for c in chapters:
+        show_flagged(c.file, [(f["page"], f["sentence"]) for f in c.flagged])
 
     left, right = st.columns(2, gap="large")
     with left, st.container(border=True):

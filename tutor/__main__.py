@@ -70,6 +70,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(f"          skipped page {page}: {reason}")
         for note in f.notes:
             print(f"          note: {note}")
+        for page, sentence in f.flagged:
+            print(f"          FLAGGED page {page}: never quoted (orders to the tutor or asks for a password): {sentence}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(

@@ -76,6 +76,7 @@ class FileReport:
     notes: list[str] = field(default_factory=list)
     error: str = ""
     error_code: str = ""
+    flagged: list[tuple[int, str]] = field(default_factory=list)  # (page, sentence) planted text, never quoted
 
 
 @dataclass
@@ -271,13 +272,16 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             continue
         new_chunks[it.file] = chunks
         skipped = [(s.page, s.reason) for s in res.skipped]
+        flagged = planted(chunks)
         entries[it.file] = ChapterEntry(
             file=it.file, sha256=digest, chapter=info.title, chapter_code=info.code, chapter_number=info.number,
             pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
             chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), pipeline=PIPELINE_VERSION,
+            flagged=[{"page": p, "sentence": t} for p, t in flagged],
         )
         status = "replaced" if manifest and it.file in manifest.chapters else "added"
-        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped, res.notes))
+        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped,
+                                       res.notes, flagged=flagged))
     if not new_chunks:
         return
 
@@ -306,6 +310,20 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     all_vecs = np.concatenate(keep_vecs + [new_vecs]) if keep_vecs else new_vecs
     store.write(manifest, keep_chunks + flat, all_vecs, fail_before_swap=fail_before_swap)
     emit(Progress("write", 1, 1, message=f"shelf {key.klass}/{key.subject} swapped in"))
+
+
+def planted(chunks: list[Chunk]) -> list[tuple[int, str]]:
+    """Sentences of a chapter addressed to the tutor or the system, or asking for passwords (tutor.prompts), with
+    their pages, once each: the answerer never quotes them, and the maintainers see them at ingest."""
+    from tutor.prompts import is_instruction_like
+
+    seen: dict[tuple[int, str], None] = {}
+    for c in chunks:
+        for text, page in c.sentence_texts():
+            t = " ".join(text.split())
+            if t and is_instruction_like(t):
+                seen.setdefault((page, t), None)
+    return list(seen)
 
 
 def _embed_text(c: Chunk) -> str:

@@ -5,8 +5,10 @@ is logged, also when a stage raises: the failure itself is the logged outcome.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -18,7 +20,8 @@ from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotF
 from tutor.gate import GateDecision, decide
 from tutor.policy import Policy
 from tutor.language import detect_language
-from tutor.result import Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence, wrong_shelf_message
+from tutor.result import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence,
+                          wrong_shelf_message)
 from tutor.retrieval import Library
 from tutor.shelf import Hit, Shelf, ShelfKey
 from tutor.text import TermStats, valid_text
@@ -301,18 +304,29 @@ class Tutor:
     # ------------------------------------------------------------------ selected-text mode
     def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: _Timer,
                       on_token: OnToken | None = None) -> TutorAnswer:
-        """The selected passage is the only context: no retrieval; refuse if it does not answer."""
+        """The selected passage is the only context: no retrieval; refuse if it does not answer.
+
+        A passage said to come from a page of the book is looked up there first: one that is not on that page (pasted
+        or typed) is answered only as "your pasted text", never cited as the book's chapter and page."""
         from tutor.chunking import ChapterInfo, chunk_pages
         from tutor.pdftext import PageText
 
         p = self._policy_for(None)
         text = " ".join(passage.text.split())
+        notes: list[str] = []
+        if passage.file and not self._on_page(klass, subject, passage):
+            notes.append(f"the passage is not on page {passage.page} of {passage.file}: answered as the student's "
+                         "pasted text, not cited as the book")
+            passage = Passage(text, PASTED_TEXT, "", 0)
         chunks = chunk_pages([PageText(passage.page or 1, text)], klass=klass, subject=subject,
                              file=passage.file or "selection", chapter=ChapterInfo(passage.chapter or "Selected passage", "selection", ""),
                              max_words=10_000)
         chunk = chunks[0] if chunks else Chunk("selection:0000", klass, subject, passage.chapter, "selection",
                                                passage.file, passage.page, passage.page, "body", "", text, ())
         chunk = replace(chunk, section_kind="body", section="Selected passage")
+        if passage.chapter == PASTED_TEXT:  # no page of the book to point to
+            chunk = replace(chunk, file="", page_start=0, page_end=0,
+                            sentences=tuple((a, b, 0) for a, b, _ in chunk.sentences))
         embedder = self._any_embedder()
         with timer.stage("embed"):
             vecs = embedder.embed([question, chunk.text]) if chunk.text else None
@@ -326,10 +340,36 @@ class Tutor:
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", "selected_text_insufficient", timer,
                                  checks=decision.checks, confidence=decision.confidence,
-                                 sources=(_source(1, hit),))
+                                 sources=(_source(1, hit),), notes=tuple(notes))
         sources = [_source(1, hit)]
         return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
-                                      on_token)
+                                      on_token, notes)
+
+    def _on_page(self, klass: str, subject: str, passage: Passage) -> bool:
+        """Whether the passage's words stand, in order, on its page of the book (its 4-word runs, 90% of them, found
+        among the page's): a selection made with the mouse always is; a pasted or edited passage is not."""
+        try:
+            shelf = self.library.shelf(klass, subject)
+        except (ShelfNotFound, ShelfDamaged):
+            return False
+        page_words: list[str] = []
+        for c in shelf.chunks:
+            if c.file != passage.file or not (c.page_start <= passage.page <= c.page_end):
+                continue
+            for sentence, page in c.sentence_texts():
+                if page == passage.page:
+                    page_words += _words(sentence)
+        words = _words(passage.text)
+        if not words or not page_words:
+            return False
+        n = min(4, len(words))
+        have = {tuple(page_words[i:i + n]) for i in range(len(page_words) - n + 1)}
+        runs = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+        return sum(r in have for r in runs) >= 0.9 * len(runs)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
 
 
 def _cut(text: str, n: int) -> str:

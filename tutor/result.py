@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 REFUSAL_SENTENCE = "I don't know based on the textbooks."
+# the "chapter" of a passage the student pasted or typed that is not on the book's page: never cited as the book
+PASTED_TEXT = "Your pasted text"
 
 # reason codes and the sentence a 15-year-old understands
 REASONS: dict[str, str] = {

@@ -65,6 +65,7 @@ class ChapterEntry:
     chunks: int
     ingested_at: str
     pipeline: str = ""  # the ingestion pipeline version that made the chunks
+    flagged: list[dict] = field(default_factory=list)  # planted sentences found at ingest: {"page", "sentence"}
 
 
 @dataclass
