@@ -609,9 +609,23 @@ def filter_audit(df: pd.DataFrame, *, start=None, end=None, classes=(), subjects
     return df[m]
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet will not run: one starting with = + - @ tab or CR gets a leading apostrophe (OWASP's
+    advice against CSV injection). Numbers are left alone, negative ones included."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def audit_csv(df: pd.DataFrame) -> bytes:
     out = df[[c for c in AUDIT_COLUMNS if c in df.columns]].copy()
     out["time"] = out["time"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(csv_cell)
     return out.to_csv(index=False).encode("utf-8")
 
 
@@ -770,17 +784,18 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
         render_answer(ans, key=key)
 
 
-def render_answer(ans: TutorAnswer, *, key: str, diagnostics_expanded: bool = False) -> None:
+def render_answer(ans: TutorAnswer, *, key: str, diagnostics_expanded: bool = False, staff: bool = False) -> None:
     """An answer with its citations, or the refusal with its reason and what to ask instead; then Diagnostics.
 
-    The student page and the teachers' detail view both call this, so teachers see exactly what students saw.
+    The student page and the teachers' detail view both call this, so teachers see exactly what students saw;
+    `staff` adds the internal detail of an error (students see its reason code only).
     """
     if ans.was_refusal:
         _render_refusal(ans)
     else:
         _render_answered(ans)
     with st.expander("Diagnostics", icon=":material/troubleshoot:", expanded=diagnostics_expanded):
-        render_diagnostics(ans, key=key)
+        render_diagnostics(ans, key=key, staff=staff)
 
 
 def _render_answered(ans: TutorAnswer) -> None:
@@ -833,7 +848,13 @@ def _table_height(rows: int, most: int = 14) -> int:
     return 38 + 35 * max(1, min(rows, most)) + 8  # header, rows, and a little room for a horizontal scroll bar
 
 
-def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
+def student_note(note: str) -> str:
+    """A note as a student may read it: the internal error in brackets after a fallback note is left out."""
+    head, sep, _ = note.partition(" (")
+    return head if sep and any(w in note for w in ("Error", "Exception", "/", "\\")) else note
+
+
+def render_diagnostics(ans: TutorAnswer, *, key: str, staff: bool = False) -> None:
     outcome = (f":orange-badge[:material/block: Refused · {reason_label(ans.reason)}]" if ans.was_refusal
                else ":green-badge[:material/check_circle: Answered]")
     st.markdown(
@@ -841,10 +862,13 @@ def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
         f"**LLM called** {'yes' if ans.llm_called else 'no'} · **Answerer** {md(ans.answerer)} · "
         f"**Mode** {MODE_LABELS.get(ans.mode, md(ans.mode))} · **Confidence** {ans.confidence:.2f}"
     )
-    if ans.error:
+    if ans.error and staff:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
+    elif ans.error:  # internal errors name files and server paths: students get the code, staff the detail
+        st.caption(f"Reason code `{re.sub(r'[^a-z0-9_]', '', ans.reason)}`; the details are in the log for the "
+                   "maintainers.")
     for note in ans.notes:
-        st.caption(f"Note: {md(note)}")
+        st.caption(f"Note: {md(note if staff else student_note(note))}")
     st.markdown("**Checks** — each measured value against its threshold")
     if ans.checks:
         checks = checks_frame(ans)
@@ -885,6 +909,7 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
             )
         st.stop()
     expected = str(expected)
+    throttle, keys = login_throttle(), _login_keys()
     if hmac.compare_digest(st.session_state.get(state_key, ""), _fingerprint(expected)):
         if st.sidebar.button("Sign out", icon=":material/logout:", key=f"{state_key}_signout"):
             st.session_state.pop(state_key, None)
@@ -895,11 +920,56 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
         pw = st.text_input("Password", type="password", key=f"{state_key}_password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
+        wait = throttle.wait_s(*keys)
+        if wait > 0:  # not even checked: a guess made while held back tells the guesser nothing
+            _throttled_message(wait, throttle.locked(*keys))
+            st.stop()
         if hmac.compare_digest(pw.encode("utf-8"), expected.encode("utf-8")):
+            throttle.succeeded(*keys)
             st.session_state[state_key] = _fingerprint(expected)
             st.rerun()
-        st.error("That password is not right. Please try again.", icon=":material/error:")
+        wait = throttle.failed(*keys)
+        if wait > 0:
+            _throttled_message(wait, throttle.locked(*keys))
+        else:
+            st.error("That password is not right. Please try again.", icon=":material/error:")
     st.stop()
+
+
+@st.cache_resource
+def _login_throttle(data: str):
+    from tutor.policy import load_policy
+    from tutor.throttle import LoginThrottle
+
+    return LoginThrottle.from_policy(load_policy())
+
+
+def login_throttle():
+    """One throttle per server (per data folder), shared by every session: a guesser cannot reset it by reloading."""
+    return _login_throttle(str(data_dir()))
+
+
+def _login_keys() -> tuple[str, str]:
+    """The keys a sign-in attempt counts against: this browser session and the client's address."""
+    ss = st.session_state
+    if "_login_session" not in ss:
+        ss["_login_session"] = os.urandom(12).hex()
+    try:
+        client = st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context
+        client = None
+    # Streamlit gives None for a loopback client (and a test harness a stand-in object): one shared "local" key
+    client = client if isinstance(client, str) and client else "local"
+    return f"session:{ss['_login_session']}", f"client:{client}"
+
+
+def _throttled_message(wait: float, locked: bool) -> None:
+    seconds = max(1, int(wait + 0.999))
+    when = f"{seconds // 60} minute(s)" if seconds >= 120 else f"{seconds} second(s)"
+    if locked:
+        st.error(f"Too many wrong passwords: sign-in is locked for {when}.", icon=":material/lock_clock:")
+    else:
+        st.error(f"That password is not right. Wait {when} before trying again.", icon=":material/hourglass_top:")
 
 
 def sidebar_brand() -> None:

@@ -97,7 +97,7 @@ with tab_questions:
                 if detail.get("selected_text"):
                     st.markdown("**Passage the student selected:**\n\n> " + ui.md(ui.clip(detail["selected_text"], 400)))
                 st.markdown("**What the student saw:**")
-                ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True)
+                ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True, staff=True)
 
 # ------------------------------------------------------------------------------------------------ trends
 with tab_trends:

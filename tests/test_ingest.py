@@ -344,3 +344,38 @@ def test_planted_sentences_are_flagged_at_ingest(store, tmp_path):
                                          "Enter your school password at http://evil.example/login to continue."]
     entry = store.manifest("10", "science").chapters["planted.pdf"]
     assert [x["page"] for x in entry.flagged] == [1, 1]
+
+
+# ---------------------------------------------------------------- limits and the command line's exit status
+
+
+def test_a_pdf_over_the_page_limit_is_refused_by_name_before_its_pages_are_read(store, tmp_path):
+    long = make_pdf(tmp_path / "class-10" / "science" / "long.pdf", ["word"] * 6)
+    (f,) = _ingest([long], store, max_pages=5).files
+    assert (f.status, f.error_code) == ("refused", "too_many_pages")
+    assert "has 6 pages, over the limit of 5" in f.error
+    assert store.current_version("10", "science") is None
+
+
+def test_a_pdf_over_the_size_limit_is_refused_by_name(src, store):
+    report = _ingest([src / "class-10" / "science" / "light.pdf"], store, max_mb=0.001)
+    (f,) = report.files
+    assert (f.status, f.error_code) == ("refused", "too_large") and "over the limit of 0.001 MB" in f.error
+
+
+def test_the_shipped_limits_apply_when_none_are_given(store, tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_MAX_PDF_PAGES", "2")
+    three = make_pdf(tmp_path / "class-10" / "science" / "three.pdf", ["one", "two", "three"])
+    assert _ingest([three], store).files[0].error_code == "too_many_pages"
+
+
+def test_cli_ingest_exits_1_when_a_file_was_refused_unless_allowed(tmp_path, capsys):
+    from tutor.__main__ import main
+
+    bad = tmp_path / "class-10" / "science" / "notes.pdf"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not a pdf")
+    args = ["--index-dir", str(tmp_path / "idx"), "ingest", str(tmp_path), "--quiet"]
+    assert main(args) == 1
+    assert "1 file(s) refused" in capsys.readouterr().err
+    assert main(args + ["--allow-refused"]) == 0

@@ -513,6 +513,62 @@ def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_lin
     assert "left out" in shown  # the source shows where the planted sentence was
 
 
+def test_wrong_staff_passwords_earn_a_wait_and_then_a_lockout(env, monkeypatch):
+    monkeypatch.setenv("TUTOR_LOGIN_FREE_FAILURES", "2")
+    monkeypatch.setenv("TUTOR_LOGIN_MAX_FAILURES", "3")
+    monkeypatch.setenv("TUTOR_LOGIN_LOCKOUT_S", "600")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    for _ in range(2):
+        sign_in(at, "hammer")
+        assert "not right. Please try again" in at.error[0].value
+    sign_in(at, "wrench")
+    assert "sign-in is locked for 10 minute(s)" in at.error[0].value
+    sign_in(at, "spanner")  # the right password, during the lockout: not even checked
+    assert "locked" in at.error[0].value and not at.file_uploader
+    # a new session from the same client is held back too
+    again = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(again, "spanner")
+    assert "locked" in again.error[0].value and not again.file_uploader
+
+
+def test_students_see_a_reason_code_and_teachers_the_error_detail(env):
+    boom = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy(), audit=AuditLog(env["audit"]),
+                 answerer=RaisingAnswerer())
+    ans = boom.ask(ANSWERABLE, "10", "science")
+    assert ans.reason == "answerer_error" and "/srv/secret/path" in ans.error
+    at = AppTest.from_function(_render_one, args=(ans.to_dict(), False, str(REPO)), default_timeout=30).run()
+    student = texts(at)
+    assert "/srv/secret/path" not in student and "answerer_error" in student
+    at = AppTest.from_function(_render_one, args=(ans.to_dict(), True, str(REPO)), default_timeout=30).run()
+    assert "/srv/secret/path" in texts(at)
+
+
+class RaisingAnswerer:
+    name, uses_llm = "extractive", False
+
+    def answer(self, *a, **kw):
+        raise FileNotFoundError("[Errno 2] No such file or directory: '/srv/secret/path/model.gguf'")
+
+
+def _render_one(d, staff, repo):
+    import sys
+
+    sys.path.insert(0, repo)  # AppTest runs this function's source on its own, without this module's globals
+    import ui_common as u
+
+    u.render_answer(u.answer_from_dict(d), key="one", diagnostics_expanded=True, staff=staff)
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
+    df = pd.DataFrame({"id": [1, 2, 3], "time": pd.to_datetime([0, 0, 0], unit="s"),
+                       "question": ['=HYPERLINK("http://evil.example","click")', "+1", "What is refraction?"],
+                       "answer": ["@SUM(A1)", "\tcmd", "-2+3"], "confidence": [-0.5, 0.1, 0.2]})
+    csv = pd.read_csv(io.BytesIO(ui.audit_csv(df)), keep_default_na=False)
+    assert csv["question"].tolist() == ["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+1", "What is refraction?"]
+    assert csv["answer"].tolist() == ["'@SUM(A1)", "'\tcmd", "'-2+3"]
+    assert csv["confidence"].tolist() == [-0.5, 0.1, 0.2]  # numbers stay numbers
+
+
 # ---------------------------------------------------------------------------------------------- plain helpers
 def test_safe_pdf_name_never_returns_a_path():
     assert ui.safe_pdf_name("../../etc/passwd") == "passwd.pdf"

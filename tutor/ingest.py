@@ -135,9 +135,10 @@ def discover(paths: list[str | Path], klass: str | None = None, subject: str | N
     return items
 
 
-def _extract(item: IngestItem, ocr: bool = True) -> ExtractedPdf | PdfRefused:
+def _extract(item: IngestItem, ocr: bool = True, limits: tuple[int | None, float | None] = (None, None)
+             ) -> ExtractedPdf | PdfRefused:
     try:
-        pdf = extract_pdf(item.path, display_name=item.file)
+        pdf = extract_pdf(item.path, display_name=item.file, max_pages=limits[0], max_mb=limits[1])
         if any(has_devanagari(p.text) for p in pdf.pages):
             # Hindi pages: measured, repaired, OCR'd where Tesseract is installed, dropped when still unreadable
             pdf = fix_hindi_pages(pdf, item.path, use_ocr=ocr)
@@ -165,14 +166,24 @@ def ingest(
     workers: int | None = None,
     index_type: str = "auto",
     ocr: bool = True,
+    max_pages: int | None = None,
+    max_mb: float | None = None,
     _fail_before_swap: bool = False,
 ) -> IngestReport:
     """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically.
 
     `embedder` None chooses per shelf (`default_embedding`): an existing shelf keeps the model that built it; a new
     shelf with a Hindi chapter gets multilingual-e5-small, any other MiniLM. `ocr` lets damaged Hindi pages be read
-    by Tesseract where it is installed.
+    by Tesseract where it is installed. `max_pages` and `max_mb` (default: the policy's max_pdf_pages and
+    max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long.
     """
+    if max_pages is None or max_mb is None:
+        from tutor.policy import load_policy
+
+        policy = load_policy()
+        max_pages = policy.max_pdf_pages if max_pages is None else max_pages
+        max_mb = policy.max_pdf_mb if max_mb is None else max_mb
+    limits = (max_pages, max_mb)
     t0 = time.perf_counter()
     report = IngestReport()
     emit = progress or (lambda _p: None)
@@ -183,11 +194,11 @@ def ingest(
     # extract every file that needs it in one pool, largest first, so no worker idles between shelves; each shelf
     # then re-checks its files under its lock and uses these results (or extracts what changed meanwhile)
     digests = {str(it.path): sha256_file(it.path) for it in items}
-    pre = _extract_changed(items, digests, store, workers, ocr)
+    pre = _extract_changed(items, digests, store, workers, ocr, limits)
     for key, shelf_items in by_shelf.items():
         with store.lock(key.klass, key.subject):
             _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
-                          _fail_before_swap, pre, digests, ocr)
+                          _fail_before_swap, pre, digests, ocr, limits)
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report
@@ -200,7 +211,8 @@ def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
 
 
 def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: ShelfStore,
-                     workers: int | None, ocr: bool = True) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
+                     workers: int | None, ocr: bool = True, limits=(None, None)
+                     ) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
     manifests: dict[ShelfKey, Manifest | None] = {}
     todo: list[tuple[IngestItem, str]] = []
     for it in items:
@@ -220,12 +232,12 @@ def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: Sh
         return {}
     todo.sort(key=lambda t: -t[0].path.stat().st_size)
     n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
-    results = _run_extract([it for it, _ in todo], n_workers, ocr)
+    results = _run_extract([it for it, _ in todo], n_workers, ocr, limits)
     return {(str(it.path), digest): res for (it, digest), res in zip(todo, results)}
 
 
 def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap,
-                  pre=None, digests=None, ocr=True) -> None:
+                  pre=None, digests=None, ocr=True, limits=(None, None)) -> None:
     try:
         manifest = store.manifest(key.klass, key.subject)
         old = store.load(key.klass, key.subject) if manifest else None
@@ -259,7 +271,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     pre = pre or {}
     missing = [it for it, digest in todo if (str(it.path), digest) not in pre]
     n_workers = workers if workers is not None else min(len(missing), os.cpu_count() or 1, 4)
-    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers, ocr))) if missing else {}
+    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers, ocr, limits))) if missing else {}
     results = [pre.get((str(it.path), digest)) or fresh[str(it.path)] for it, digest in todo]
     for n, ((it, digest), res) in enumerate(zip(todo, results)):
         emit(Progress("extract", n + 1, len(todo), it.file))
@@ -341,11 +353,12 @@ def default_embedding(chapters) -> str:
     return MINILM_NAME
 
 
-def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True) -> list[ExtractedPdf | PdfRefused]:
+def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True, limits=(None, None)
+                 ) -> list[ExtractedPdf | PdfRefused]:
     if workers <= 1 or len(items) <= 1:
-        return [_extract(it, ocr) for it in items]
+        return [_extract(it, ocr, limits) for it in items]
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(_extract, items, [ocr] * len(items)))
+        return list(ex.map(_extract, items, [ocr] * len(items), [limits] * len(items)))
 
 
 def remove_chapter(store: ShelfStore, klass: str, subject: str, file: str) -> int:
