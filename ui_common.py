@@ -380,24 +380,44 @@ def chapter_pages(chunks, file: str) -> dict[int, list[Block]]:
 
 
 # ---------------------------------------------------------------------------------------------- uploads
-_SAFE = re.compile(r"[^a-z0-9._-]+")
-
-
 def safe_pdf_name(uploaded_name: str, taken: set[str] | None = None) -> str:
-    """A file name safe to write anywhere: the base name only, lowercase ASCII letters, digits, '-', '_', '.pdf'.
+    """A file name safe to write anywhere: the base name only, lowercase, letters and marks of any script (Devanagari
+    as much as Latin), digits, '-', '_', '.pdf'; anything else (spaces, slashes, symbols) becomes '-', and invisible
+    format characters (bidi overrides, zero-width joiners) are dropped. At most 60 characters before '.pdf'.
 
-    Never a path: directory parts (either slash) are dropped, so '../../etc/passwd' becomes 'passwd.pdf'.
+    Never a path: directory parts (either slash) are dropped, so '../../etc/passwd' becomes 'passwd.pdf'. A name in
+    `taken` gets -2, -3, … before '.pdf'.
     """
     base = PureWindowsPath(PurePosixPath(str(uploaded_name)).name).name
-    base = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode().lower()
+    base = unicodedata.normalize("NFC", base).lower()
     stem = base[:-4] if base.endswith(".pdf") else base
-    stem = _SAFE.sub("-", stem).strip("-._")[:60] or "chapter"
+    kept = []
+    for ch in stem:
+        cat = unicodedata.category(ch)
+        if cat[0] in "LMN" or ch in "._-":
+            kept.append(ch)
+        elif cat != "Cf":
+            kept.append("-")
+    stem = re.sub(r"-{2,}", "-", "".join(kept)).strip("-._")[:60].strip("-._") or "chapter"
     name = f"{stem}.pdf"
     n = 2
     while taken is not None and name in taken:
         name = f"{stem}-{n}.pdf"
         n += 1
     return name
+
+
+def upload_name(uploaded_name: str, digest: str, on_shelf: dict[str, str], taken: set[str],
+                replace: bool = False) -> str:
+    """The name an upload is kept and ingested under. `on_shelf` maps each name already used on the target shelf
+    (chapters and kept PDFs) to its content digest; `taken` holds names given to this batch already.
+
+    The same PDF keeps its name (an unchanged chapter); a different PDF whose cleaned name is already used never
+    replaces it unless the maintainer chose `replace`: it becomes name-2.pdf (or the next free number)."""
+    name = safe_pdf_name(uploaded_name)
+    if name not in taken and (name not in on_shelf or on_shelf[name] == digest or replace):
+        return name
+    return safe_pdf_name(name, taken | set(on_shelf))
 
 
 _SUBJECT_WORDS = {
@@ -437,6 +457,12 @@ def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
     dest = dest_dir / safe_pdf_name(name)
     shutil.copyfile(src, dest)
     return dest
+
+
+def sha256_of(path: Path) -> str:
+    from tutor.ingest import sha256_file
+
+    return sha256_file(path)
 
 
 def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:

@@ -3,6 +3,7 @@
 Uploads are written under a sanitised name to a temp folder, ingested (a new shelf version is swapped in only when
 complete, so students keep reading the old one meanwhile), and the good ones kept under data/uploads for rebuilds.
 """
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -106,7 +107,12 @@ def show_reports(reports: list[dict]) -> None:
     for r in reports:
         where = ui.shelf_label(r["klass"], r["subject"])
         name = ui.md(r["file"])
-        if r["status"] in ("added", "replaced"):
+        if r.get("uploaded") and ui.safe_pdf_name(r["uploaded"]) != r["file"]:
+            name += f" (uploaded as {ui.md(r['uploaded'])}; that name was already taken)"
+        if r.get("duplicate_of"):
+            st.info(f"**{name}** — the same PDF is already on {where} as {ui.md(r['duplicate_of'])}, so it was not "
+                    "added again.", icon=":material/info:")
+        elif r["status"] in ("added", "replaced"):
             verb = "Added" if r["status"] == "added" else "Replaced"
             st.success(f"**{name}** — {verb} *{ui.md(r['chapter'])}* on {where}: {r['pages_used']} of {r['pages']} "
                        f"pages read, {r['chunks']} passages indexed.", icon=":material/check_circle:")
@@ -154,18 +160,21 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
 
     Returns one result per file, or None when nothing was ingested (the problems are shown instead).
     """
-    problems, items, taken = [], [], set()
-    for f, klass, subject, chapter in rows:
+    problems, items, taken, uploaded = [], [], set(), []
+    for f, klass, subject, chapter, replace in rows:
         try:
             klass, subject = check_name(klass, "class"), check_name(subject, "subject")
         except ValueError as e:
             problems.append(f"**{ui.md(f.name)}**: {ui.md(str(e))}")
             continue
-        name = ui.safe_pdf_name(f.name, taken)
-        taken.add(name)
+        data = f.getvalue()
+        name = ui.upload_name(f.name, hashlib.sha256(data).hexdigest(), names_on_shelf(klass, subject),
+                              {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, replace)
+        taken.add((klass, subject, name))
         path = tmp / name  # never the uploaded name as a path: only the sanitised base name, inside our temp folder
-        path.write_bytes(f.getvalue())
+        path.write_bytes(data)
         items.append(IngestItem(path, klass, subject, chapter=chapter.strip() or None, name=name))
+        uploaded.append(f.name)
     for p in problems:
         st.error(p, icon=":material/error:")
     if problems or not items:
@@ -183,15 +192,29 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
             return None
         status.update(label="Finished", state="complete")
     by_name = {(it.klass, it.subject, it.file): it for it in items}
+    by_upload = {(it.klass, it.subject, it.file): up for it, up in zip(items, uploaded)}
     results = []
     for r in report.files:
         it = by_name.get((r.shelf.klass, r.shelf.subject, r.file))
-        if it is not None and r.status in ("added", "replaced", "unchanged"):
+        if it is not None and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
             ui.keep_upload(it.path, it.klass, it.subject, it.file)
         results.append({"file": r.file, "klass": r.shelf.klass, "subject": r.shelf.subject, "status": r.status,
                         "chapter": r.chapter, "pages": r.pages, "pages_used": r.pages_used, "chunks": r.chunks,
-                        "skipped": list(r.skipped), "error": r.error, "flagged": list(r.flagged)})
+                        "skipped": list(r.skipped), "error": r.error, "flagged": list(r.flagged),
+                        "duplicate_of": r.duplicate_of, "uploaded": by_upload.get((r.shelf.klass, r.shelf.subject, r.file), "")})
     return results
+
+
+def names_on_shelf(klass: str, subject: str) -> dict[str, str]:
+    """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
+    out = {name: ui.sha256_of(path) for name, path in ui.kept_pdfs(klass, subject).items()}
+    try:
+        manifest = store.manifest(klass, subject)
+    except ShelfDamaged:
+        manifest = None
+    for name, entry in (manifest.chapters.items() if manifest else ()):
+        out[name] = entry.sha256
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ add chapters
@@ -207,12 +230,12 @@ with tab_add:
     default_class, default_subject = ss.get(ui.KLASS, ""), ss.get(ui.SUBJECT, "")
     rows = []
     if files:
-        head = st.columns([3, 1, 2, 3])
-        for col, title in zip(head, ("File", "Class", "Subject", "Chapter title (optional)")):
+        head = st.columns([3, 1, 2, 3, 2])
+        for col, title in zip(head, ("File", "Class", "Subject", "Chapter title (optional)", "Same name on the shelf")):
             col.markdown(f"**{title}**")
         for f in files:
             guess_class, guess_subject = ui.guess_shelf(f.name)
-            c_file, c_class, c_subject, c_chapter = st.columns([3, 1, 2, 3], vertical_alignment="center")
+            c_file, c_class, c_subject, c_chapter, c_replace = st.columns([3, 1, 2, 3, 2], vertical_alignment="center")
             c_file.markdown(f":material/picture_as_pdf: {ui.md(f.name)}  \n:gray[{f.size / 1024:,.0f} KB]")
             klass = c_class.text_input("Class", value=guess_class or default_class, key=f"up_class_{f.file_id}",
                                        label_visibility="collapsed", placeholder="e.g. 10")
@@ -221,7 +244,10 @@ with tab_add:
                                            placeholder="e.g. science")
             chapter = c_chapter.text_input("Chapter title", key=f"up_chapter_{f.file_id}", label_visibility="collapsed",
                                            placeholder="found in the PDF")
-            rows.append((f, klass, subject, chapter))
+            replace = c_replace.checkbox("Replace it", key=f"up_replace_{f.file_id}",
+                                         help="Without this, a different PDF whose name is already used on the shelf "
+                                              "is added beside it as name-2.pdf; the same PDF is never added twice.")
+            rows.append((f, klass, subject, chapter, replace))
     model = st.selectbox("Embedding model for a new shelf", list(MODEL_CHOICES), format_func=MODEL_CHOICES.get,
                          key="up_model", help="A shelf that already exists keeps the model it was built with. "
                          "Hindi questions need the multilingual model.")

@@ -379,3 +379,15 @@ def test_cli_ingest_exits_1_when_a_file_was_refused_unless_allowed(tmp_path, cap
     assert main(args) == 1
     assert "1 file(s) refused" in capsys.readouterr().err
     assert main(args + ["--allow-refused"]) == 0
+
+
+def test_the_same_pdf_under_another_name_is_the_chapter_already_there(src, store, tmp_path):
+    _ingest([src], store)
+    copy = tmp_path / "copy" / "class-10" / "science" / "renamed.pdf"
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes((src / "class-10" / "science" / "light.pdf").read_bytes())
+    version = store.current_version("10", "science")
+    (f,) = _ingest([copy], store).files
+    assert (f.status, f.duplicate_of) == ("unchanged", "light.pdf") and "already on the shelf as light.pdf" in f.notes[0]
+    assert store.current_version("10", "science") == version
+    assert "renamed.pdf" not in store.manifest("10", "science").chapters

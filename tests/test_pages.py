@@ -385,6 +385,43 @@ def test_upload_of_a_good_and_a_bad_pdf(env, tmp_path):
     assert list(ShelfStore(env["index"]).manifest("9", "geography").chapters) == ["class-9-geography-soils.pdf"]
 
 
+def test_devanagari_uploads_never_replace_each_other_unless_the_maintainer_says_so(env, tmp_path):
+    first = make_pdf(tmp_path / "a.pdf", SOIL_PAGES).read_bytes()
+    second = make_pdf(tmp_path / "b.pdf", LIGHT_PAGES).read_bytes()
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+
+    def upload(name, data, replace=False):
+        at.file_uploader[0].set_value([(name, data, "application/pdf")]).run()
+        for t in at.text_input:
+            if t.key and t.key.startswith("up_class_"):
+                t.input("9")
+            if t.key and t.key.startswith("up_subject_"):
+                t.input("hindi")
+        if replace:
+            next(c for c in at.checkbox if c.key and c.key.startswith("up_replace_")).check()
+        at.run()
+        at.button(key="up_add").click().run()
+        assert not at.exception
+
+    upload("अध्याय 1 – मिट्टी.pdf", first)
+    upload("अध्याय 1 – मिट्टी.pdf", second)  # a different PDF under the same name: kept beside the first
+    store = ShelfStore(env["index"])
+    assert sorted(store.manifest("9", "hindi").chapters) == ["अध्याय-1-मिट्टी-2.pdf", "अध्याय-1-मिट्टी.pdf"]
+    kept = env["data"] / "uploads" / "class-9" / "hindi"
+    assert (kept / "अध्याय-1-मिट्टी.pdf").read_bytes() == first and (kept / "अध्याय-1-मिट्टी-2.pdf").read_bytes() == second
+    assert "already taken" in at.success[0].value
+
+    upload("another name.pdf", first)  # the same content under another name is the chapter already there
+    assert "the same PDF is already on" in at.info[0].value and len(store.manifest("9", "hindi").chapters) == 2
+
+    third = make_pdf(tmp_path / "c.pdf", SOIL_PAGES[::-1]).read_bytes()
+    upload("अध्याय 1 – मिट्टी.pdf", third, replace=True)  # a new edition, and the maintainer chose to replace
+    assert sorted(store.manifest("9", "hindi").chapters) == ["अध्याय-1-मिट्टी-2.pdf", "अध्याय-1-मिट्टी.pdf"]
+    assert (kept / "अध्याय-1-मिट्टी.pdf").read_bytes() == third
+    assert "Replaced" in at.success[0].value
+
+
 def test_upload_with_an_invalid_subject_is_stopped_before_ingest(env, tmp_path):
     good = make_pdf(tmp_path / "x.pdf", SOIL_PAGES).read_bytes()
     at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
@@ -572,9 +609,26 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
 # ---------------------------------------------------------------------------------------------- plain helpers
 def test_safe_pdf_name_never_returns_a_path():
     assert ui.safe_pdf_name("../../etc/passwd") == "passwd.pdf"
-    assert ui.safe_pdf_name("C:\\Users\\x\\Chapter 3 – Métaux.PDF") == "chapter-3-metaux.pdf"
+    assert ui.safe_pdf_name("C:\\Users\\x\\Chapter 3 – Métaux.PDF") == "chapter-3-métaux.pdf"
     assert ui.safe_pdf_name("...pdf") == "chapter.pdf"
     assert ui.safe_pdf_name("a.pdf", taken={"a.pdf"}) == "a-2.pdf"
+
+
+def test_upload_names_keep_their_letters_in_any_script():
+    assert ui.safe_pdf_name("अध्याय 1 – रासायनिक अभिक्रियाएँ.pdf") == "अध्याय-1-रासायनिक-अभिक्रियाएँ.pdf"
+    assert ui.safe_pdf_name("अध्याय 2 – अम्ल.pdf") != ui.safe_pdf_name("अध्याय 1 – रासायनिक अभिक्रियाएँ.pdf")
+    assert ui.safe_pdf_name("পাঠ ৩.pdf") == "পাঠ-৩.pdf" and ui.safe_pdf_name("第三章.pdf") == "第三章.pdf"
+    assert ui.safe_pdf_name("evil\u202egpj.pdf") == "evilgpj.pdf"  # a right-to-left override is dropped
+    assert ui.safe_pdf_name("../अध्याय/..\\x.pdf") == "x.pdf"
+
+
+def test_a_different_pdf_under_a_used_name_never_replaces_it_unless_asked():
+    on_shelf = {"अध्याय.pdf": "aaa", "light.pdf": "bbb"}
+    assert ui.upload_name("अध्याय.pdf", "ccc", on_shelf, set()) == "अध्याय-2.pdf"
+    assert ui.upload_name("अध्याय.pdf", "ccc", on_shelf, set(), replace=True) == "अध्याय.pdf"
+    assert ui.upload_name("अध्याय.pdf", "aaa", on_shelf, set()) == "अध्याय.pdf"  # the same PDF: unchanged
+    assert ui.upload_name("new.pdf", "ddd", on_shelf, set()) == "new.pdf"
+    assert ui.upload_name("new.pdf", "eee", on_shelf, {"new.pdf"}) == "new-2.pdf"  # twice in one batch
 
 
 def test_one_progress_bar_for_a_whole_ingest():

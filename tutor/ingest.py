@@ -77,6 +77,7 @@ class FileReport:
     error: str = ""
     error_code: str = ""
     flagged: list[tuple[int, str]] = field(default_factory=list)  # (page, sentence) planted text, never quoted
+    duplicate_of: str = ""  # the file already on the shelf (or earlier in this run) with the same content digest
 
 
 @dataclass
@@ -255,6 +256,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             f"rebuild it to use {embedder.name}"
         )
     todo: list[tuple[IngestItem, str]] = []
+    # chapters are known by their content: the same PDF under another name is the chapter already there, not a new one
+    by_digest = {e.sha256: name for name, e in (manifest.chapters.items() if manifest else ())}
     for i, it in enumerate(shelf_items):
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
@@ -262,6 +265,15 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
             continue
+        twin = by_digest.get(digest)
+        if twin is not None and twin != it.file:
+            entry = manifest.chapters.get(twin) if manifest else None
+            report.files.append(FileReport(
+                it.file, key, "unchanged", entry.chapter if entry else "", entry.pages if entry else 0,
+                entry.pages_used if entry else 0, entry.chunks if entry else 0,
+                notes=[f"the same PDF (sha256 {digest[:12]}…) is already on the shelf as {twin}"], duplicate_of=twin))
+            continue
+        by_digest[digest] = it.file
         todo.append((it, digest))
     if not todo:
         return
