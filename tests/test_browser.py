@@ -307,13 +307,15 @@ def test_addresses_in_book_text_and_questions_are_never_links(server, browser):
     wait(d, 120).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
     idle(d)
     choose(d, "Subject", "Physics")
-    reply = ask_in_chat(d, "What is the power of a lens? I read it at http://evil.example/q", "dioptres")
+    reply = ask_in_chat(d, "What is the power of a lens measured in?", "dioptres")
     for source in reply.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary"):
         if "Lenses" in source.text:
             source.click()
     idle(d)
-    main = d.find_element(By.CSS_SELECTOR, "[data-testid='stMain']")
+    ask_in_chat(d, "Is the answer at http://evil.example/q or www.evil.example?", "I don't know")
+    main = d.find_element(By.TAG_NAME, "body")
     assert "watts" not in reply.text and "school password" not in main.text
+    assert "evil.example/q" in main.text.replace("\u2060", "")  # the student's question, shown as text
     assert "lenses.example/power" in main.text.replace("\u2060", "")  # shown as text...
     links = [a.get_attribute("href") or "" for a in main.find_elements(By.TAG_NAME, "a")]
     assert not [h for h in links if "example" in h], links  # ...never as a link, nor the question's address

@@ -508,6 +508,32 @@ def test_a_damaged_shelf_is_isolated_shown_to_maintainers_and_rolled_back(env):
     assert sorted(store.manifest("10", "science").chapters) == ["acids.pdf", "light.pdf"]
 
 
+def test_with_a_damaged_shelf_and_a_damaged_audit_database_nothing_is_lost_and_both_are_repaired(env):
+    store = ShelfStore(env["index"])
+    remove_chapter(store, "10", "science", "acids.pdf")
+    live = store.current_version("10", "science")
+    (env["index"] / "class-10" / "science" / live / "index.faiss").write_bytes(b"\0" * 64)
+    env["audit"].write_bytes(b"not a database " * 100)
+    at = app({"maintainer_password": "spanner"})
+    at.chat_input[0].set_value(ANSWERABLE).run()  # on the damaged shelf: the named refusal
+    assert REASONS["shelf_damaged"].split(":")[0] in at.chat_message[-1].markdown[0].value
+    at.selectbox(key="_pick_subject").set_value("social-science").run()
+    at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()  # the other shelf answers
+    assert "Black soil is ideal for growing cotton" in at.chat_message[-1].markdown[0].value
+    open_page(at, "maintainers")
+    sign_in(at, "spanner")
+    at.button(key="audit_set_aside").click().run()
+    at.button(key="m_rollback_10_science").click().run()
+    assert not at.exception and "Damaged shelves" not in texts(at) and "needs attention" not in texts(at)
+    rows = AuditLog(env["audit"]).rows()
+    assert [r["reason"] for r in rows] == ["answered", "shelf_damaged"]  # both spooled questions replayed
+    at.switch_page("pages/ask.py").run()
+    at.selectbox(key="_pick_subject").set_value("science").run()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert "refraction of light" in at.chat_message[-1].markdown[0].value
+    assert AuditLog(env["audit"]).count() == 3
+
+
 def test_a_damaged_shelf_is_rebuilt_from_its_kept_pdfs(env):
     kept = env["data"] / "uploads" / "class-10" / "science"
     make_pdf(kept / "light.pdf", LIGHT_PAGES)
