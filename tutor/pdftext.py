@@ -298,6 +298,10 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
 
     total_alpha = sum(_alpha_chars(t) for t in raw_pages)
     if total_alpha == 0:
+        bomb = next((p for p in page_numbers if _decompression_bomb(reader, p - 1)), None)
+        if bomb is not None:
+            raise PdfRefused(name, f"has a page ({bomb}) whose content decompresses past pypdf's safety limit "
+                                   "(a compression bomb, not a chapter)", "too_large")
         if any(_has_images(reader, p - 1) for p in page_numbers):
             raise PdfRefused(name, "has no text layer (it looks scanned): run OCR on it first", "no_text_layer")
         raise PdfRefused(name, "is blank: no page has any text", "blank")
@@ -332,3 +336,19 @@ def _has_images(reader, index: int) -> bool:
         return bool(reader.pages[index].images)
     except Exception:  # noqa: BLE001
         return False
+
+
+def _decompression_bomb(reader, index: int) -> bool:
+    """Whether a page's content streams stop decompressing at pypdf's output limit (which extract_text swallows,
+    so such a page looks blank)."""
+    from pypdf.errors import LimitReachedError
+
+    try:
+        contents = reader.pages[index].get_contents()
+        if contents is not None:
+            contents.get_data()
+    except LimitReachedError:
+        return True
+    except Exception:  # noqa: BLE001 - any other damage is judged elsewhere
+        return False
+    return False
