@@ -6,6 +6,7 @@ reader text, upload names, audit frames, shelf rebuild), then drawing. Nothing h
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -27,10 +28,11 @@ import streamlit as st
 from tutor.audit import AuditLog
 from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.embedding import HashEmbedder, default_embedder
-from tutor.errors import TutorError
+from tutor.errors import ShelfDamaged, TutorError
 from tutor.ingest import IngestItem, IngestReport, Progress, ingest
-from tutor.result import (AnswerSentence, Check, Source, Suggestion, TutorAnswer,
+from tutor.result import (PASTED_TEXT, AnswerSentence, Check, Source, Suggestion, TutorAnswer,
                           reason_message, refusal_sentence)
+from tutor.prompts import withhold_planted
 from tutor.retrieval import Library
 from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 
@@ -148,7 +150,11 @@ def student_shelves(lib: Library) -> list[ShelfKey]:
     """Shelves a student can ask: those that exist and hold at least one chapter."""
     out = []
     for key in lib.keys():
-        m = lib.store.manifest(key.klass, key.subject)
+        try:
+            m = lib.store.manifest(key.klass, key.subject)
+        except ShelfDamaged:  # still listed: a question there gets the named refusal, not a missing shelf
+            out.append(key)
+            continue
         if m is not None and m.chapters and m.n_chunks > 0:
             out.append(key)
     return out
@@ -166,9 +172,42 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$~|#:])")
 _MD_LEADING = re.compile(r"^(\s*)([-+=]|\d+)([.)]?)(?=\s|$)", re.M)
 
 
+_URL = re.compile(r"(?i)\b((?:https?|ftp)://|www\.)([^\s<>\[\]()]*)")
+_EMAIL_AT = re.compile(r"(?<=[\w.+-])@(?=[\w-]+\.)")
+WORD_JOINER = "\u2060"  # invisible and zero-width: the text reads and copies the same, but no link can form
+
+
+@functools.lru_cache(maxsize=1)
+def link_domains() -> tuple[str, ...]:
+    """The policy's link_domains: web domains whose addresses may stay clickable in what the app shows."""
+    from tutor.policy import load_policy
+
+    return tuple(d.strip().lower().removeprefix("www.") for d in load_policy().link_domains.split(",") if d.strip())
+
+
+def plain_links(text: str, allowed: tuple[str, ...] | None = None) -> str:
+    """Web and e-mail addresses made non-clickable (a word joiner inside the scheme, after the '@'), except those
+    on an `allowed` domain (default: the policy's link_domains). Book text, questions and answers go through this:
+    a planted "http://evil.example/login" is shown, never offered as a link."""
+    allowed = link_domains() if allowed is None else allowed
+
+    def fix(m: re.Match) -> str:
+        scheme, rest = m.group(1), m.group(2)
+        host = rest.split("/")[0].split(":")[0].lower()
+        if scheme.lower() == "www.":
+            host = "www." + host
+        host = host.removeprefix("www.")
+        if host and any(host == d or host.endswith("." + d) for d in allowed):
+            return m.group(0)
+        return scheme[0] + WORD_JOINER + scheme[1:] + rest
+
+    return _EMAIL_AT.sub("@" + WORD_JOINER, _URL.sub(fix, text))
+
+
 def md(text: str) -> str:
-    """Text shown as markdown exactly as written: no emphasis, links, LaTeX, emoji codes or list markers."""
-    text = " ".join(str(text).split())
+    """Text shown as markdown exactly as written: no emphasis, links (web addresses are made non-clickable, see
+    plain_links), LaTeX, emoji codes or list markers."""
+    text = plain_links(" ".join(str(text).split()))
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MD_LEADING.sub(_escape_marker, text)
 
@@ -208,8 +247,9 @@ def _from(cls, d: dict[str, Any]):
 
 
 def highlighted_passage(source_text: str, quotes: list[str]) -> str:
-    """The passage as markdown, with the sentences the answer quotes from it highlighted."""
-    text = " ".join(source_text.split())
+    """The passage as markdown, with the sentences the answer quotes from it highlighted; planted sentences (orders
+    to the tutor, requests for passwords) are left out, marked as such."""
+    text = withhold_planted(" ".join(source_text.split()))
     spans = []
     for q in quotes:
         q = " ".join(q.split())
@@ -263,7 +303,7 @@ def evidence_frame(ans: TutorAnswer) -> pd.DataFrame:
             label = f"Source [{s.n}]" + (" · cited" if s.n in cited else "") if role == "source" else "Near miss"
             rows.append({
                 "Role": label, "Score": float(s.score), "Chapter": s.chapter, "Page": page_span(s.page, s.page_end),
-                "Section": s.section, "Passage": clip(s.text, 220),
+                "Section": s.section, "Passage": clip(withhold_planted(s.text), 220),
             })
     return pd.DataFrame(rows, columns=["Role", "Score", "Chapter", "Page", "Section", "Passage"])
 
@@ -343,24 +383,44 @@ def chapter_pages(chunks, file: str) -> dict[int, list[Block]]:
 
 
 # ---------------------------------------------------------------------------------------------- uploads
-_SAFE = re.compile(r"[^a-z0-9._-]+")
-
-
 def safe_pdf_name(uploaded_name: str, taken: set[str] | None = None) -> str:
-    """A file name safe to write anywhere: the base name only, lowercase ASCII letters, digits, '-', '_', '.pdf'.
+    """A file name safe to write anywhere: the base name only, lowercase, letters and marks of any script (Devanagari
+    as much as Latin), digits, '-', '_', '.pdf'; anything else (spaces, slashes, symbols) becomes '-', and invisible
+    format characters (bidi overrides, zero-width joiners) are dropped. At most 60 characters before '.pdf'.
 
-    Never a path: directory parts (either slash) are dropped, so '../../etc/passwd' becomes 'passwd.pdf'.
+    Never a path: directory parts (either slash) are dropped, so '../../etc/passwd' becomes 'passwd.pdf'. A name in
+    `taken` gets -2, -3, … before '.pdf'.
     """
     base = PureWindowsPath(PurePosixPath(str(uploaded_name)).name).name
-    base = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode().lower()
+    base = unicodedata.normalize("NFC", base).lower()
     stem = base[:-4] if base.endswith(".pdf") else base
-    stem = _SAFE.sub("-", stem).strip("-._")[:60] or "chapter"
+    kept = []
+    for ch in stem:
+        cat = unicodedata.category(ch)
+        if cat[0] in "LMN" or ch in "._-":
+            kept.append(ch)
+        elif cat != "Cf":
+            kept.append("-")
+    stem = re.sub(r"-{2,}", "-", "".join(kept)).strip("-._")[:60].strip("-._") or "chapter"
     name = f"{stem}.pdf"
     n = 2
     while taken is not None and name in taken:
         name = f"{stem}-{n}.pdf"
         n += 1
     return name
+
+
+def upload_name(uploaded_name: str, digest: str, on_shelf: dict[str, str], taken: set[str],
+                replace: bool = False) -> str:
+    """The name an upload is kept and ingested under. `on_shelf` maps each name already used on the target shelf
+    (chapters and kept PDFs) to its content digest; `taken` holds names given to this batch already.
+
+    The same PDF keeps its name (an unchanged chapter); a different PDF whose cleaned name is already used never
+    replaces it unless the maintainer chose `replace`: it becomes name-2.pdf (or the next free number)."""
+    name = safe_pdf_name(uploaded_name)
+    if name not in taken and (name not in on_shelf or on_shelf[name] == digest or replace):
+        return name
+    return safe_pdf_name(name, taken | set(on_shelf))
 
 
 _SUBJECT_WORDS = {
@@ -402,6 +462,12 @@ def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
     return dest
 
 
+def sha256_of(path: Path) -> str:
+    from tutor.ingest import sha256_file
+
+    return sha256_file(path)
+
+
 def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:
     d = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
     return {p.name: p for p in sorted(d.glob("*.pdf"))} if d.exists() else {}
@@ -434,6 +500,10 @@ class RebuildResult:
     carried: list[str]
     refused: list[str]
     chunks: int
+    lost: list[str] = None  # chapters of a damaged shelf with no kept PDF: they cannot be carried over
+
+    def __post_init__(self):
+        self.lost = list(self.lost or [])
 
 
 def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
@@ -441,26 +511,42 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
     """Re-ingest a shelf's chapters from their kept PDFs into a fresh version, swapped in atomically.
 
     Chapters without a kept PDF (e.g. ingested from the command line) keep their chunks and vectors as they are.
-    Students keep reading the old version until the new one is written completely.
+    Students keep reading the old version until the new one is written completely. A damaged shelf is rebuilt
+    from its kept PDFs alone (every one of them when its manifest is unreadable too); chapters that only the damaged
+    files held are reported as lost.
     """
     with store.lock(klass, subject):
-        old = store.load(klass, subject)
         kept = kept_pdfs(klass, subject)
-        entries = old.manifest.chapters
+        try:
+            old = store.load(klass, subject)
+            entries = old.manifest.chapters
+        except ShelfDamaged:
+            old = None
+            try:
+                entries = store.manifest(klass, subject).chapters
+            except ShelfDamaged:
+                entries = {name: None for name in kept}
         todo = [name for name in entries if name in kept]
         with tempfile.TemporaryDirectory(prefix="tutor-rebuild-") as tmp:
             fresh_store = ShelfStore(tmp)
-            report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter, name=n) for n in todo],
+            report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter if entries[n] else None,
+                                        name=n) for n in todo],
                             fresh_store, embedder, progress=progress, workers=1) if todo else IngestReport()
             ok = {f.file for f in report.files if f.status in ("added", "replaced", "unchanged")}
             fresh = fresh_store.load(klass, subject) if ok else None
         carried = [n for n in entries if n not in ok]
+        lost = []
+        if old is None:  # nothing can be carried over from damaged files
+            carried, lost = [], carried
+            if not ok:
+                raise TutorError("no chapter could be read again from a kept PDF, so there is nothing to rebuild "
+                                 "from: roll the shelf back instead, or upload its chapters again")
         if carried and old.manifest.embedding_model != getattr(embedder, "name", ""):
             raise TutorError(
                 f"{len(carried)} chapter(s) have no kept PDF and were built with {old.manifest.embedding_model}; "
                 "upload their PDFs again before rebuilding with a different model"
             )
-        manifest = Manifest(klass, subject, embedder.name, embedder.dim, old.manifest.index_type)
+        manifest = Manifest(klass, subject, embedder.name, embedder.dim, (old or fresh).manifest.index_type)
         chunks, vecs = [], []
         if fresh is not None:
             manifest.chapters.update(fresh.manifest.chapters)
@@ -474,7 +560,39 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
                 manifest.chapters[n] = entries[n]
         all_vecs = np.concatenate(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
         store.write(manifest, chunks, all_vecs)
-    return RebuildResult(sorted(ok), carried, [f.file for f in report.refused], len(chunks))
+    return RebuildResult(sorted(ok), carried, [f.file for f in report.refused], len(chunks), lost)
+
+
+# ---------------------------------------------------------------------------------------------- audit store
+def audit_health_panel(log: AuditLog) -> None:
+    """For maintainers: what is wrong with the audit store, how many questions wait in its spool, and the two
+    repairs (write the spool now; set a damaged database aside). Draws nothing while the store is healthy."""
+    h = log.health()
+    if h.ok and not h.spooled:
+        return
+    with st.container(border=True):
+        st.markdown("#### :material/warning: The audit log needs attention")
+        if not h.ok:
+            st.markdown(f"The audit database `{md(str(log.path))}` cannot be used: {md(h.error)}. Students still get "
+                        "their answers; their questions are kept in a spool file meanwhile.")
+        if h.spooled:
+            st.markdown(f"**{h.spooled}** question(s) wait in `{md(h.spool_path)}`; they are written to the database "
+                        "as soon as it takes writes again.")
+        c1, c2 = st.columns(2)
+        if c1.button("Try the database again", icon=":material/sync:", key="audit_retry"):
+            try:
+                n = log.replay()
+                st.session_state[MAINT_NOTICE] = ("ok", f"The audit database works again: {n} spooled question(s) written.")
+            except TutorError as e:
+                st.session_state[MAINT_NOTICE] = ("error", str(e))
+            st.rerun()
+        if c2.button("Set the damaged database aside", icon=":material/move_item:", key="audit_set_aside",
+                     disabled=h.ok, help="Renames the damaged file (nothing is deleted), starts a fresh database and "
+                     "writes the spooled questions into it. No restart is needed."):
+            moved = log.set_aside()
+            st.session_state[MAINT_NOTICE] = ("ok", f"The damaged audit database was moved to {moved.name}; a fresh one "
+                                                    "is in use and the spooled questions are in it.")
+            st.rerun()
 
 
 # ---------------------------------------------------------------------------------------------- audit frames
@@ -520,9 +638,23 @@ def filter_audit(df: pd.DataFrame, *, start=None, end=None, classes=(), subjects
     return df[m]
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet will not run: one starting with = + - @ tab or CR gets a leading apostrophe (OWASP's
+    advice against CSV injection). Numbers are left alone, negative ones included."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def audit_csv(df: pd.DataFrame) -> bytes:
     out = df[[c for c in AUDIT_COLUMNS if c in df.columns]].copy()
     out["time"] = out["time"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(csv_cell)
     return out.to_csv(index=False).encode("utf-8")
 
 
@@ -670,25 +802,29 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
     with st.chat_message("user", avatar=":material/person:"):
         st.markdown(md(turn["question"]))
         note = shelf_label(ans.klass, ans.subject)
+        pasted = any(s.chapter == PASTED_TEXT for s in ans.sources)
         if turn.get("passage"):
             p = turn["passage"]
-            note += f" · about the passage you selected on page {p['page']}" if p.get("page") else " · about your passage"
+            note += (" · about your pasted text (not found on the page)" if pasted
+                     else f" · about the passage you selected on page {p['page']}" if p.get("page")
+                     else " · about your passage")
         st.caption(note)
     with st.chat_message("assistant", avatar=":material/menu_book:"):
         render_answer(ans, key=key)
 
 
-def render_answer(ans: TutorAnswer, *, key: str, diagnostics_expanded: bool = False) -> None:
+def render_answer(ans: TutorAnswer, *, key: str, diagnostics_expanded: bool = False, staff: bool = False) -> None:
     """An answer with its citations, or the refusal with its reason and what to ask instead; then Diagnostics.
 
-    The student page and the teachers' detail view both call this, so teachers see exactly what students saw.
+    The student page and the teachers' detail view both call this, so teachers see exactly what students saw;
+    `staff` adds the internal detail of an error (students see its reason code only).
     """
     if ans.was_refusal:
         _render_refusal(ans)
     else:
         _render_answered(ans)
     with st.expander("Diagnostics", icon=":material/troubleshoot:", expanded=diagnostics_expanded):
-        render_diagnostics(ans, key=key)
+        render_diagnostics(ans, key=key, staff=staff)
 
 
 def span_highlighted(sentence: str, span: str) -> str:
@@ -716,6 +852,12 @@ def _render_answered(ans: TutorAnswer) -> None:
     for src in cited:
         quoting = [s for s in ans.sentences if src.n in s.citations]
         quotes = [s.text for s in quoting]
+        if src.chapter == PASTED_TEXT:  # not on the book's page: never shown as a citation of the book
+            with st.expander(f"\\[{src.n}\\] {PASTED_TEXT}", icon=":material/content_paste:"):
+                st.markdown(highlighted_passage(src.text, quotes))
+                st.caption("This passage was not found on the page of the book, so the answer comes from your pasted "
+                           "text only, not from your textbook.")
+            continue
         # the page of the quoted sentences when known (a passage can run over a page break)
         on = sorted({s.page for s in quoting if s.page})
         where = page_span(on[0], on[-1]) if on else page_span(src.page, src.page_end)
@@ -747,7 +889,13 @@ def _table_height(rows: int, most: int = 14) -> int:
     return 38 + 35 * max(1, min(rows, most)) + 8  # header, rows, and a little room for a horizontal scroll bar
 
 
-def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
+def student_note(note: str) -> str:
+    """A note as a student may read it: the internal error in brackets after a fallback note is left out."""
+    head, sep, _ = note.partition(" (")
+    return head if sep and any(w in note for w in ("Error", "Exception", "/", "\\")) else note
+
+
+def render_diagnostics(ans: TutorAnswer, *, key: str, staff: bool = False) -> None:
     outcome = (f":orange-badge[:material/block: Refused · {reason_label(ans.reason)}]" if ans.was_refusal
                else ":green-badge[:material/check_circle: Answered]")
     st.markdown(
@@ -755,10 +903,13 @@ def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
         f"**LLM called** {'yes' if ans.llm_called else 'no'} · **Answerer** {md(ans.answerer)} · "
         f"**Mode** {MODE_LABELS.get(ans.mode, md(ans.mode))} · **Confidence** {ans.confidence:.2f}"
     )
-    if ans.error:
+    if ans.error and staff:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
+    elif ans.error:  # internal errors name files and server paths: students get the code, staff the detail
+        st.caption(f"Reason code `{re.sub(r'[^a-z0-9_]', '', ans.reason)}`; the details are in the log for the "
+                   "maintainers.")
     for note in ans.notes:
-        st.caption(f"Note: {md(note)}")
+        st.caption(f"Note: {md(note if staff else student_note(note))}")
     st.markdown("**Checks** — each measured value against its threshold")
     if ans.checks:
         checks = checks_frame(ans)
@@ -799,6 +950,7 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
             )
         st.stop()
     expected = str(expected)
+    throttle, keys = login_throttle(), _login_keys()
     if hmac.compare_digest(st.session_state.get(state_key, ""), _fingerprint(expected)):
         if st.sidebar.button("Sign out", icon=":material/logout:", key=f"{state_key}_signout"):
             st.session_state.pop(state_key, None)
@@ -809,11 +961,56 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
         pw = st.text_input("Password", type="password", key=f"{state_key}_password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if submitted:
+        wait = throttle.wait_s(*keys)
+        if wait > 0:  # not even checked: a guess made while held back tells the guesser nothing
+            _throttled_message(wait, throttle.locked(*keys))
+            st.stop()
         if hmac.compare_digest(pw.encode("utf-8"), expected.encode("utf-8")):
+            throttle.succeeded(*keys)
             st.session_state[state_key] = _fingerprint(expected)
             st.rerun()
-        st.error("That password is not right. Please try again.", icon=":material/error:")
+        wait = throttle.failed(*keys)
+        if wait > 0:
+            _throttled_message(wait, throttle.locked(*keys))
+        else:
+            st.error("That password is not right. Please try again.", icon=":material/error:")
     st.stop()
+
+
+@st.cache_resource
+def _login_throttle(data: str):
+    from tutor.policy import load_policy
+    from tutor.throttle import LoginThrottle
+
+    return LoginThrottle.from_policy(load_policy())
+
+
+def login_throttle():
+    """One throttle per server (per data folder), shared by every session: a guesser cannot reset it by reloading."""
+    return _login_throttle(str(data_dir()))
+
+
+def _login_keys() -> tuple[str, str]:
+    """The keys a sign-in attempt counts against: this browser session and the client's address."""
+    ss = st.session_state
+    if "_login_session" not in ss:
+        ss["_login_session"] = os.urandom(12).hex()
+    try:
+        client = st.context.ip_address
+    except Exception:  # noqa: BLE001 - no request context
+        client = None
+    # Streamlit gives None for a loopback client (and a test harness a stand-in object): one shared "local" key
+    client = client if isinstance(client, str) and client else "local"
+    return f"session:{ss['_login_session']}", f"client:{client}"
+
+
+def _throttled_message(wait: float, locked: bool) -> None:
+    seconds = max(1, int(wait + 0.999))
+    when = f"{seconds // 60} minute(s)" if seconds >= 120 else f"{seconds} second(s)"
+    if locked:
+        st.error(f"Too many wrong passwords: sign-in is locked for {when}.", icon=":material/lock_clock:")
+    else:
+        st.error(f"That password is not right. Wait {when} before trying again.", icon=":material/hourglass_top:")
 
 
 def sidebar_brand() -> None:

@@ -5,6 +5,8 @@ Every reply carries a Diagnostics panel; the conversation lives in the student's
 import streamlit as st
 
 import ui_common as ui
+from tutor.errors import ShelfDamaged
+from tutor.result import reason_message
 
 tutor, shelves = ui.student_page(
     "Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
@@ -13,16 +15,23 @@ tutor, shelves = ui.student_page(
 shelf = ui.shelf_picker(shelves)
 turns = ui.history(ui.ASK_HISTORY)
 # the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
-question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}…")
+limit = tutor.policy.max_question_chars  # the box stops typing there; the tutor refuses anything longer anyway
+question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}… "
+                         f"(up to {limit:,} characters)", max_chars=limit)
 
 if not turns and not question:
-    manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
+    try:
+        manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
+    except ShelfDamaged:
+        st.warning(reason_message("shelf_damaged"), icon=":material/build:")
+        manifest = None
     with st.container(border=True):
         st.markdown(f"#### :material/auto_stories: {ui.shelf_label(shelf.klass, shelf.subject)}")
         chapters = ui.chapters_in_order(manifest) if manifest else []
-        st.markdown("This shelf has " + ", ".join(
-            (f"Chapter {c.chapter_number}: *{ui.md(c.chapter)}*" if c.chapter_number else f"*{ui.md(c.chapter)}*")
-            for c in chapters) + ".")
+        if chapters:
+            st.markdown("This shelf has " + ", ".join(
+                (f"Chapter {c.chapter_number}: *{ui.md(c.chapter)}*" if c.chapter_number else f"*{ui.md(c.chapter)}*")
+                for c in chapters) + ".")
         st.caption("Ask about something in these chapters, for example a term, a process or an example from the text. "
                    "To ask about one paragraph only, open it on the Read page and select it.")
 
@@ -31,7 +40,7 @@ for i, turn in enumerate(turns):
 
 if question:
     answer = ui.ask(tutor, question, shelf)
-    turns.append({"question": question, "answer": answer})
+    turns.append({"question": answer.question, "answer": answer})  # an over-long question is kept cut short
     ui.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
 
 if turns and st.sidebar.button("New conversation", icon=":material/add_comment:", width="stretch", key="ask_new"):

@@ -3,6 +3,7 @@
 Uploads are written under a sanitised name to a temp folder, ingested (a new shelf version is swapped in only when
 complete, so students keep reading the old one meanwhile), and the good ones kept under data/uploads for rebuilds.
 """
+import hashlib
 import tempfile
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import streamlit as st
 
 import ui_common as ui
 from tutor.embedding import E5_NAME, MINILM_NAME, embedder_by_name
-from tutor.errors import TutorError
+from tutor.errors import ShelfDamaged, TutorError
 from tutor.ingest import IngestItem, ingest, remove_chapter
 from tutor.shelf import check_name
 
@@ -28,12 +29,75 @@ if ss.get(ui.MAINT_NOTICE):
     kind, text = ss.pop(ui.MAINT_NOTICE)
     (st.success if kind == "ok" else st.error)(text, icon=":material/check_circle:" if kind == "ok" else ":material/error:")
 
+ui.audit_health_panel(ui.audit_log())
+
 shelf_keys = lib.keys()
-manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys}
+damaged = lib.damaged()  # loads each live version once (checksums verified); the students' cache shares it
+manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys if k not in damaged}
 m1, m2, m3 = st.columns(3)
 m1.metric("Shelves", len(shelf_keys), border=True)
 m2.metric("Chapters", sum(len(m.chapters) for m in manifests.values() if m), border=True)
 m3.metric("Passages indexed", sum(m.n_chunks for m in manifests.values() if m), border=True)
+
+
+
+def shelf_embedder(key):
+    """The embedder a rebuild must use: the shelf's own model (from its manifest, or its previous version's when the
+    live manifest is damaged), or the test fake when the app runs on it."""
+    if ui.embedder_kind() == "hash":
+        return embedder
+    for version in [store.current_version(key.klass, key.subject)] + store.versions(key.klass, key.subject):
+        try:
+            return embedder_by_name(store.manifest_of(key.klass, key.subject, version).embedding_model)
+        except ShelfDamaged:
+            continue
+    return embedder_by_name(MINILM_NAME)
+
+
+def rebuild(key) -> None:
+    """Rebuild a shelf from its kept PDFs with a progress bar; the outcome is left for the next run to show."""
+    with st.status("Rebuilding the shelf…", expanded=True):
+        bar = st.progress(0.0, text="Starting…")
+        try:
+            res = ui.rebuild_shelf(store, shelf_embedder(key), key.klass, key.subject,
+                                   progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
+            msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "
+                   f"{len(res.carried)} carried over, {res.chunks} passages.")
+            if res.refused:
+                msg += f" Refused on re-reading: {', '.join(res.refused)} (carried over unchanged)."
+            if res.lost:
+                msg += (f" Not on the rebuilt shelf (no kept PDF, and the damaged files could not be read): "
+                        f"{', '.join(res.lost)}; upload them again.")
+            ss[ui.MAINT_NOTICE] = ("ok", msg)
+        except TutorError as e:
+            ss[ui.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
+
+
+if damaged:
+    with st.container(border=True):
+        st.markdown("#### :material/build: Damaged shelves")
+        st.caption("Students who ask on these shelves are told the book cannot be opened right now; every other shelf "
+                   "keeps answering. Roll back to the version before the damage, or rebuild from the kept PDFs.")
+        for key, problem in damaged.items():
+            tag = f"{key.klass}_{key.subject}"
+            st.error(f"**{ui.shelf_label(key.klass, key.subject)}** is damaged: {ui.md(problem.detail)}",
+                     icon=":material/broken_image:")
+            previous = store.previous_version(key.klass, key.subject)
+            kept_here = ui.kept_pdfs(key.klass, key.subject)
+            c1, c2 = st.columns(2)
+            if c1.button("Roll back to the previous version", icon=":material/history:", key=f"m_rollback_{tag}",
+                         disabled=previous is None,
+                         help="No earlier intact version is kept" if previous is None else f"Version {previous}"):
+                try:
+                    v = store.rollback(key.klass, key.subject)
+                    ss[ui.MAINT_NOTICE] = ("ok", f"Rolled {ui.shelf_label(key.klass, key.subject)} back to version {v}.")
+                except TutorError as e:
+                    ss[ui.MAINT_NOTICE] = ("error", str(e))
+                st.rerun()
+            if c2.button(f"Rebuild from {len(kept_here)} kept PDF(s)", icon=":material/autorenew:",
+                         key=f"m_rebuild_damaged_{tag}", disabled=not kept_here):
+                rebuild(key)
+                st.rerun()
 
 tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":material/shelves: Shelves"])
 
@@ -43,7 +107,12 @@ def show_reports(reports: list[dict]) -> None:
     for r in reports:
         where = ui.shelf_label(r["klass"], r["subject"])
         name = ui.md(r["file"])
-        if r["status"] in ("added", "replaced"):
+        if r.get("uploaded") and ui.safe_pdf_name(r["uploaded"]) != r["file"]:
+            name += f" (uploaded as {ui.md(r['uploaded'])}; that name was already taken)"
+        if r.get("duplicate_of"):
+            st.info(f"**{name}** — the same PDF is already on {where} as {ui.md(r['duplicate_of'])}, so it was not "
+                    "added again.", icon=":material/info:")
+        elif r["status"] in ("added", "replaced"):
             verb = "Added" if r["status"] == "added" else "Replaced"
             st.success(f"**{name}** — {verb} *{ui.md(r['chapter'])}* on {where}: {r['pages_used']} of {r['pages']} "
                        f"pages read, {r['chunks']} passages indexed.", icon=":material/check_circle:")
@@ -58,6 +127,17 @@ def show_reports(reports: list[dict]) -> None:
                      icon=":material/block:")
         for page, reason in r["skipped"]:
             st.caption(f"{name}: page {page} skipped — {ui.md(reason)}")
+        show_flagged(r["file"], r.get("flagged", []))
+
+
+def show_flagged(file: str, flagged) -> None:
+    """Planted sentences found in a chapter: never quoted to students, shown here so a maintainer can check the PDF."""
+    if not flagged:
+        return
+    lines = "\n".join(f"- page {p}: {ui.md(t)}" for p, t in flagged)
+    st.warning(f"**{ui.md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a "
+               f"password. They are never quoted to students; check where this PDF came from.\n{lines}",
+               icon=":material/gpp_maybe:")
 
 
 # what a new shelf is embedded with; an existing shelf always keeps the model that built it
@@ -80,18 +160,21 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
 
     Returns one result per file, or None when nothing was ingested (the problems are shown instead).
     """
-    problems, items, taken = [], [], set()
-    for f, klass, subject, chapter in rows:
+    problems, items, taken, uploaded = [], [], set(), []
+    for f, klass, subject, chapter, replace in rows:
         try:
             klass, subject = check_name(klass, "class"), check_name(subject, "subject")
         except ValueError as e:
             problems.append(f"**{ui.md(f.name)}**: {ui.md(str(e))}")
             continue
-        name = ui.safe_pdf_name(f.name, taken)
-        taken.add(name)
+        data = f.getvalue()
+        name = ui.upload_name(f.name, hashlib.sha256(data).hexdigest(), names_on_shelf(klass, subject),
+                              {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, replace)
+        taken.add((klass, subject, name))
         path = tmp / name  # never the uploaded name as a path: only the sanitised base name, inside our temp folder
-        path.write_bytes(f.getvalue())
+        path.write_bytes(data)
         items.append(IngestItem(path, klass, subject, chapter=chapter.strip() or None, name=name))
+        uploaded.append(f.name)
     for p in problems:
         st.error(p, icon=":material/error:")
     if problems or not items:
@@ -109,15 +192,29 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
             return None
         status.update(label="Finished", state="complete")
     by_name = {(it.klass, it.subject, it.file): it for it in items}
+    by_upload = {(it.klass, it.subject, it.file): up for it, up in zip(items, uploaded)}
     results = []
     for r in report.files:
         it = by_name.get((r.shelf.klass, r.shelf.subject, r.file))
-        if it is not None and r.status in ("added", "replaced", "unchanged"):
+        if it is not None and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
             ui.keep_upload(it.path, it.klass, it.subject, it.file)
         results.append({"file": r.file, "klass": r.shelf.klass, "subject": r.shelf.subject, "status": r.status,
                         "chapter": r.chapter, "pages": r.pages, "pages_used": r.pages_used, "chunks": r.chunks,
-                        "skipped": list(r.skipped), "error": r.error})
+                        "skipped": list(r.skipped), "error": r.error, "flagged": list(r.flagged),
+                        "duplicate_of": r.duplicate_of, "uploaded": by_upload.get((r.shelf.klass, r.shelf.subject, r.file), "")})
     return results
+
+
+def names_on_shelf(klass: str, subject: str) -> dict[str, str]:
+    """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
+    out = {name: ui.sha256_of(path) for name, path in ui.kept_pdfs(klass, subject).items()}
+    try:
+        manifest = store.manifest(klass, subject)
+    except ShelfDamaged:
+        manifest = None
+    for name, entry in (manifest.chapters.items() if manifest else ()):
+        out[name] = entry.sha256
+    return out
 
 
 # ------------------------------------------------------------------------------------------------ add chapters
@@ -133,12 +230,12 @@ with tab_add:
     default_class, default_subject = ss.get(ui.KLASS, ""), ss.get(ui.SUBJECT, "")
     rows = []
     if files:
-        head = st.columns([3, 1, 2, 3])
-        for col, title in zip(head, ("File", "Class", "Subject", "Chapter title (optional)")):
+        head = st.columns([3, 1, 2, 3, 2])
+        for col, title in zip(head, ("File", "Class", "Subject", "Chapter title (optional)", "Same name on the shelf")):
             col.markdown(f"**{title}**")
         for f in files:
             guess_class, guess_subject = ui.guess_shelf(f.name)
-            c_file, c_class, c_subject, c_chapter = st.columns([3, 1, 2, 3], vertical_alignment="center")
+            c_file, c_class, c_subject, c_chapter, c_replace = st.columns([3, 1, 2, 3, 2], vertical_alignment="center")
             c_file.markdown(f":material/picture_as_pdf: {ui.md(f.name)}  \n:gray[{f.size / 1024:,.0f} KB]")
             klass = c_class.text_input("Class", value=guess_class or default_class, key=f"up_class_{f.file_id}",
                                        label_visibility="collapsed", placeholder="e.g. 10")
@@ -147,7 +244,10 @@ with tab_add:
                                            placeholder="e.g. science")
             chapter = c_chapter.text_input("Chapter title", key=f"up_chapter_{f.file_id}", label_visibility="collapsed",
                                            placeholder="found in the PDF")
-            rows.append((f, klass, subject, chapter))
+            replace = c_replace.checkbox("Replace it", key=f"up_replace_{f.file_id}",
+                                         help="Without this, a different PDF whose name is already used on the shelf "
+                                              "is added beside it as name-2.pdf; the same PDF is never added twice.")
+            rows.append((f, klass, subject, chapter, replace))
     model = st.selectbox("Embedding model for a new shelf", list(MODEL_CHOICES), format_func=MODEL_CHOICES.get,
                          key="up_model", help="A shelf that already exists keeps the model it was built with. "
                          "Hindi questions need the multilingual model.")
@@ -166,9 +266,10 @@ with tab_add:
 
 # ------------------------------------------------------------------------------------------------ shelves
 with tab_shelves:
-    keys = shelf_keys
+    keys = [k for k in shelf_keys if k not in damaged]
     if not keys:
-        st.info("The library is empty: add chapter PDFs on the first tab.", icon=":material/inbox:")
+        st.info("The library is empty: add chapter PDFs on the first tab." if not damaged else
+                "Every shelf is damaged: repair them above.", icon=":material/inbox:")
         st.stop()
     overview = pd.DataFrame([{
         "Class": k.klass, "Subject": ui.subject_label(k.subject), "Chapters": len(m.chapters), "Passages": m.n_chunks,
@@ -192,8 +293,10 @@ with tab_shelves:
         "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file, "Pages read": f"{c.pages_used} of {c.pages}",
         "Skipped pages": ", ".join(f"{s['page']} ({s['reason']})" for s in c.pages_skipped) or "–",
         "Passages": c.chunks, "Added": c.ingested_at[:16].replace("T", " "),
-        "PDF kept": "yes" if c.file in kept else "no",
+        "PDF kept": "yes" if c.file in kept else "no", "Flagged sentences": len(c.flagged),
     } for c in chapters]), hide_index=True, width="stretch")
+    for c in chapters:
+        show_flagged(c.file, [(f["page"], f["sentence"]) for f in c.flagged])
 
     left, right = st.columns(2, gap="large")
     with left, st.container(border=True):
@@ -219,19 +322,5 @@ with tab_shelves:
                    + (f"{len(missing)} chapter(s) have no kept PDF (added from the command line) and are carried over "
                       "as they are." if missing else "Every chapter has its PDF kept."))
         if st.button("Rebuild shelf", icon=":material/autorenew:", key="m_rebuild"):
-            with st.status("Rebuilding the shelf…", expanded=True) as status:
-                bar = st.progress(0.0, text="Starting…")
-                try:
-                    # a rebuild keeps the shelf's own model (the app's default embedder may be another one)
-                    own = embedder if ui.embedder_kind() == "hash" else embedder_by_name(manifests[key].embedding_model)
-                    res = ui.rebuild_shelf(store, own, key.klass, key.subject,
-                                           progress=lambda p: bar.progress(ui.progress_fraction(p),
-                                                                           text=ui.progress_text(p)))
-                    msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "
-                           f"{len(res.carried)} carried over, {res.chunks} passages.")
-                    if res.refused:
-                        msg += f" Refused on re-reading: {', '.join(res.refused)} (carried over unchanged)."
-                    ss[ui.MAINT_NOTICE] = ("ok", msg)
-                except TutorError as e:
-                    ss[ui.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
+            rebuild(key)  # a rebuild keeps the shelf's own model (the app's default embedder may be another one)
             st.rerun()

@@ -5,7 +5,9 @@ The selection comes back from a custom component (components v2); pasting the pa
 import streamlit as st
 
 import ui_common as ui
+from tutor.errors import ShelfDamaged
 from tutor.pipeline import Passage
+from tutor.result import reason_message
 
 tutor, shelves = ui.student_page(
     "Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "
@@ -14,7 +16,11 @@ tutor, shelves = ui.student_page(
 ss = st.session_state
 c_class, c_subject, c_chapter = st.columns([1, 1, 2])
 shelf = ui.shelf_picker(shelves, cols=(c_class, c_subject))
-book = tutor.library.shelf(shelf.klass, shelf.subject)
+try:
+    book = tutor.library.shelf(shelf.klass, shelf.subject)
+except ShelfDamaged:  # the student sees why, never the files; maintainers see the detail on their page
+    st.warning(reason_message("shelf_damaged"), icon=":material/build:")
+    st.stop()
 chapters = ui.chapters_in_order(book.manifest)
 files = [c.file for c in chapters]
 titles = {c.file: (f"Chapter {c.chapter_number}: {c.chapter}" if c.chapter_number else c.chapter) for c in chapters}
@@ -58,6 +64,7 @@ with text_col:
         st.rerun()  # draw the page again with the passage marked
     with st.expander("Can't select with the mouse? Paste the passage instead", icon=":material/content_paste:"):
         pasted = st.text_area("Passage from this page", key="reader_paste", height=120,
+                              max_chars=tutor.policy.max_passage_chars,
                               placeholder="Paste or type the sentences you want to ask about")
         if st.button("Use this passage", key="reader_use_paste"):
             if pasted.strip():
@@ -80,14 +87,16 @@ with ask_col:
     else:
         st.info("Select a sentence or a paragraph on the page with your mouse. Your question will then be answered "
                 "only from that passage.", icon=":material/touch_app:")
-    question = st.chat_input("Ask about the selected passage…" if selection else "Select a passage first",
-                             disabled=not selection, key="reader_question")
+    limit = tutor.policy.max_question_chars
+    question = st.chat_input(f"Ask about the selected passage… (up to {limit:,} characters)" if selection
+                             else "Select a passage first", disabled=not selection, key="reader_question",
+                             max_chars=limit)
     turns = ui.history(ui.READER_HISTORY)
     if question and selection:
         passage = Passage(selection["text"], chapter=selection["chapter"], file=selection["file"],
                           page=int(selection["page"]))
         where = ui.ShelfKey(selection.get("klass", shelf.klass), selection.get("subject", shelf.subject))
         answer = ui.ask(tutor, question, where, selected=passage)
-        turns.append({"question": question, "answer": answer, "passage": dict(selection)})
+        turns.append({"question": answer.question, "answer": answer, "passage": dict(selection)})
     for i in reversed(range(len(turns))):
         ui.render_turn(turns[i], key=f"read_{i}")

@@ -8,6 +8,7 @@ import altair as alt
 import streamlit as st
 
 import ui_common as ui
+from tutor.audit import AuditUnavailable
 from tutor.result import REASONS
 
 ui.through_app()
@@ -16,7 +17,12 @@ ui.page_header("Teachers", "What students asked, what the tutor answered or refu
 ui.password_gate("teacher_password", ui.AUTH_TEACHER, "teachers'")
 
 log = ui.audit_log()
-raw = log.frame()
+try:
+    raw = log.frame()
+except AuditUnavailable as e:
+    st.error(f"{ui.md(str(e))}. Students still get answers and their questions are kept in a spool file; a maintainer "
+             "can set the damaged database aside on the Maintainers page.", icon=":material/error:")
+    st.stop()
 if raw.empty:
     st.info("No questions have been asked yet. Questions appear here as soon as students use the Ask or Read pages.",
             icon=":material/inbox:")
@@ -91,7 +97,7 @@ with tab_questions:
                 if detail.get("selected_text"):
                     st.markdown("**Passage the student selected:**\n\n> " + ui.md(ui.clip(detail["selected_text"], 400)))
                 st.markdown("**What the student saw:**")
-                ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True)
+                ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True, staff=True)
 
 # ------------------------------------------------------------------------------------------------ trends
 with tab_trends:

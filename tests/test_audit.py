@@ -169,3 +169,75 @@ def test_two_logs_on_one_file_see_each_others_rows(tmp_path):
     a.log(answered())
     b.log(refused())
     assert a.count() == b.count() == 2
+
+
+# ---------------------------------------------------------------- a store that fails never blocks an answer
+
+
+def damage(path) -> None:
+    """Overwrite a database file with bytes SQLite cannot read (and drop its WAL files)."""
+    for suffix in ("-wal", "-shm"):
+        (path.parent / (path.name + suffix)).unlink(missing_ok=True)
+    path.write_bytes(b"this is not a database, it was damaged " * 200)
+
+
+def test_a_damaged_database_spools_the_question_and_says_why(tmp_path):
+    db = tmp_path / "audit.sqlite3"
+    log = AuditLog(db)
+    log.log(answered("first"))
+    damage(db)
+    assert log.log(answered("second")) is None  # no exception: the answer is not blocked
+    health = log.health()
+    assert not health.ok and "DatabaseError" in health.error and health.spooled == 1
+    spool = tmp_path / "audit.sqlite3.spool.jsonl"
+    assert json.loads(spool.read_text())["question"] == "second"
+
+
+def test_opening_a_damaged_database_does_not_raise(tmp_path):
+    db = tmp_path / "audit.sqlite3"
+    damage(db)
+    log = AuditLog(db)  # the app must still start
+    assert log.error and log.log(refused()) is None and log.spooled() == 1
+
+
+def test_set_aside_keeps_the_damaged_file_and_replays_the_spool_without_a_restart(tmp_path):
+    db = tmp_path / "audit.sqlite3"
+    log = AuditLog(db)
+    damage(db)
+    log.log(answered("spooled one"))
+    log.log(refused("spooled two"))
+    moved = log.set_aside()
+    assert moved.exists() and moved.read_bytes().startswith(b"this is not a database")
+    assert [r["question"] for r in log.rows()] == ["spooled two", "spooled one"]  # nothing lost, order kept
+    assert log.health().ok and log.spooled() == 0
+    assert log.log(answered("after")) is not None and log.count() == 3
+
+
+def test_spooled_questions_are_replayed_when_the_store_is_back(tmp_path):
+    db = tmp_path / "audit.sqlite3"
+    log = AuditLog(db)
+    damage(db)
+    log.log(answered("while damaged"))
+    db.unlink()  # someone moved the damaged file away by hand: the next write starts a fresh database
+    log.log(answered("next"))
+    assert [r["question"] for r in log.rows()] == ["next", "while damaged"]
+    assert log.spooled() == 0 and log.health().ok
+
+
+def test_reading_a_damaged_database_raises_a_named_error(tmp_path):
+    db = tmp_path / "audit.sqlite3"
+    damage(db)
+    with pytest.raises(audit_mod.AuditUnavailable, match="cannot be read"):
+        AuditLog(db).rows()
+
+
+def test_lone_surrogates_and_undecodable_bytes_are_stored_as_valid_text(tmp_path):
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    cli = b"What is refraction \xff?".decode("utf-8", "surrogateescape")  # how Python hands over a bad argv
+    rid1 = log.log(answered("lone \ud800 surrogate"))
+    rid2 = log.log(refused(cli), selected_text="passage \udfff")
+    assert rid1 is not None and rid2 is not None and log.spooled() == 0
+    rows = {r["id"]: r for r in log.rows()}
+    assert rows[rid1]["question"] == "lone \ufffd surrogate"
+    assert rows[rid2]["question"] == "What is refraction \ufffd?"
+    assert log.detail(rid2)["selected_text"] == "passage \ufffd"

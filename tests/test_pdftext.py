@@ -416,3 +416,23 @@ def test_pdf_refused_survives_a_process_boundary():
 
     e = pickle.loads(pickle.dumps(PdfRefused("a.pdf", "is blank: no page has any text", "blank")))
     assert (e.file, e.code, str(e)) == ("a.pdf", "blank", "a.pdf: is blank: no page has any text")
+
+
+def test_a_compression_bomb_is_refused_as_too_large_not_blank(tmp_path):
+    import zlib
+
+    from pypdf import PdfWriter
+    from pypdf.generic import NameObject, StreamObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(200, 200)
+    stream = StreamObject()
+    stream._data = zlib.compress(b"BT ET " * 14_000_000, 9)  # 84 MB of operators in a 120 KB file
+    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    path = tmp_path / "bomb.pdf"
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    with pytest.raises(PdfRefused) as e:
+        extract_pdf(path)
+    assert e.value.code == "too_large" and "compression bomb" in e.value.cause

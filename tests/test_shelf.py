@@ -15,7 +15,7 @@ except ImportError:  # tests/ imported as a package
 
 from tutor.chunking import Chunk
 from tutor.embedding import HashEmbedder
-from tutor.errors import EmptyQuestion, ShelfNotFound
+from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.ingest import discover, ingest
 from tutor.retrieval import Library
 from tutor.shelf import Manifest, ShelfKey, ShelfStore, build_index, check_name
@@ -253,3 +253,57 @@ def test_empty_question_is_refused(library, question):
     lib, _ = library
     with pytest.raises(EmptyQuestion):
         lib.search(question, "10", "science")
+
+
+# ---------------------------------------------------------------- damage: checksums, isolation, rollback
+
+
+def _flip_byte(path, at: int = -20) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def test_the_manifest_records_a_checksum_of_every_data_file(tmp_path):
+    store, version = _write_shelf(tmp_path)
+    files = store.manifest("10", "science").files
+    assert set(files) == {"chunks.jsonl", "vectors.npy", "index.faiss"} and all(len(h) == 64 for h in files.values())
+
+
+@pytest.mark.parametrize("name", ["index.faiss", "vectors.npy", "chunks.jsonl"])
+def test_a_damaged_data_file_fails_its_checksum_at_load(tmp_path, name):
+    store, version = _write_shelf(tmp_path)
+    _flip_byte(tmp_path / "class-10" / "science" / version / name)
+    with pytest.raises(ShelfDamaged, match=f"{name} fails its checksum"):
+        store.load("10", "science")
+
+
+@pytest.mark.parametrize("junk", [b"", b"{not json", b'{"class": "10"}'])
+def test_a_damaged_manifest_is_named_not_a_json_error(tmp_path, junk):
+    store, version = _write_shelf(tmp_path)
+    (tmp_path / "class-10" / "science" / version / "manifest.json").write_bytes(junk)
+    with pytest.raises(ShelfDamaged, match="manifest.json cannot be read"):
+        store.manifest("10", "science")
+    with pytest.raises(ShelfDamaged):
+        store.load("10", "science")
+
+
+def test_rollback_returns_to_the_previous_intact_version(tmp_path):
+    store, first = _write_shelf(tmp_path, TEXTS[:2])
+    with pytest.raises(ShelfDamaged, match="no earlier intact version"):
+        store.rollback("10", "science")  # only one version so far
+    _, second = _write_shelf(tmp_path, TEXTS)
+    _flip_byte(tmp_path / "class-10" / "science" / second / "index.faiss")
+    assert store.previous_version("10", "science") == first
+    assert store.rollback("10", "science") == first
+    assert store.current_version("10", "science") == first and len(store.load("10", "science")) == 2
+
+
+def test_one_damaged_shelf_never_stops_the_others(library):
+    lib, _ = library
+    version = lib.store.current_version("10", "science")
+    _flip_byte(lib.store.shelf_dir("10", "science") / version / "index.faiss")
+    with pytest.raises(ShelfDamaged):
+        lib.shelf("10", "science")
+    assert [s.key.subject for s in lib.shelf_scores("Which soil is ideal for growing cotton?")] == ["social-science"]
+    assert set(lib.damaged()) == {ShelfKey("10", "science")}

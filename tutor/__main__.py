@@ -70,6 +70,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(f"          skipped page {page}: {reason}")
         for note in f.notes:
             print(f"          note: {note}")
+        for page, sentence in f.flagged:
+            print(f"          FLAGGED page {page}: never quoted (orders to the tutor or asks for a password): {sentence}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(
@@ -77,7 +79,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{len(report.refused)} refused, in {report.seconds:.1f}s; peak memory {peak_mb:.0f} MB "
         f"(extraction workers {children_mb:.0f} MB)"
     )
-    return 1 if report.refused and args.strict else 0
+    if report.refused and not args.allow_refused:
+        print(f"exit status 1: {len(report.refused)} file(s) refused (--allow-refused to exit 0 anyway)", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -150,7 +155,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from tutor.pipeline import Passage
 
     tutor = _tutor(args.index_dir, args.policy, args.answerer, rerank=args.rerank, judge=args.judge)
-    selected = Passage(args.selected_text.read_text(encoding="utf-8")) if args.selected_text else None
+    # a file that is not valid UTF-8 is read with U+FFFD for the bad bytes, not a crash
+    selected = Passage(args.selected_text.read_text(encoding="utf-8", errors="replace")) if args.selected_text else None
     on_token = None
     if args.stream and tutor.answerer.uses_llm:  # the draft goes to stderr, marked: the checks may still veto it
         print("draft, not yet checked: ", end="", file=sys.stderr, flush=True)
@@ -460,7 +466,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chapter", help="chapter title (one file only); detected from the PDF otherwise")
     p.add_argument("--workers", type=int, default=None, help="extraction processes (default: one per core)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--strict", action="store_true", help="exit 1 when any file is refused")
+    p.add_argument("--allow-refused", action="store_true",
+                   help="exit 0 even when some files were refused (by default a refused file makes the exit status 1)")
+    p.add_argument("--strict", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
     p.add_argument("--embedding", default="auto",
                    help="embedding model of new shelves: auto, multilingual-e5-small or "
                         "sentence-transformers/all-MiniLM-L6-v2; auto: multilingual-e5-small for a shelf with Hindi chapters, "

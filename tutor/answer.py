@@ -67,13 +67,15 @@ class ExtractiveAnswerer:
 
     def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
                on_token: OnToken | None = None) -> Draft:
+        from tutor.prompts import is_instruction_like  # prompts imports the checks, which import this module's kin
+
         n_of = {s.chunk_id: s.n for s in sources}
         chosen: list[Candidate] = []
         seen_text: set[str] = set()
         covered: set[str] = set()
         for c in candidates:
-            if c.text in seen_text or c.hit.chunk.chunk_id not in n_of:
-                continue
+            if c.text in seen_text or c.hit.chunk.chunk_id not in n_of or is_instruction_like(c.text):
+                continue  # planted text (orders to the tutor, requests for passwords) is never quoted
             if chosen:
                 best = chosen[0]
                 same_place = c.hit.chunk.chunk_id == best.hit.chunk.chunk_id and abs(c.index - best.index) <= 2

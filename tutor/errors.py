@@ -42,3 +42,20 @@ class PolicyError(TutorError):
 
 class IngestError(TutorError):
     """Ingestion failed as a whole (bad arguments, unreadable folder)."""
+
+
+class QuestionTimeout(TutorError):
+    """A question ran past the policy's time budget; raised between stages, so the work stops there."""
+
+    def __init__(self, stage: str, budget_s: float):
+        self.stage, self.budget_s = stage, budget_s
+        super().__init__(f"the question ran past its time budget of {budget_s:g} s (stopped after {stage})")
+
+
+class ShelfDamaged(TutorError):
+    """A shelf's files cannot be read or fail their checksums: the shelf is isolated until it is rolled back or
+    rebuilt. `detail` is for maintainers (it names files); students see only the reason code."""
+
+    def __init__(self, klass: str, subject: str, detail: str, version: str | None = None):
+        self.klass, self.subject, self.detail, self.version = klass, subject, detail, version
+        super().__init__(f"shelf class {klass} {subject} is damaged: {detail}")

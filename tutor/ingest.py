@@ -19,7 +19,7 @@ import numpy as np
 
 from tutor.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
 from tutor.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
-from tutor.errors import IngestError, PdfRefused
+from tutor.errors import IngestError, PdfRefused, ShelfDamaged
 from tutor.pdftext import ExtractedPdf, extract_pdf
 from tutor.hindi_pdf import fix_hindi_pages
 from tutor.language import HINDI, detect_language
@@ -76,6 +76,8 @@ class FileReport:
     notes: list[str] = field(default_factory=list)
     error: str = ""
     error_code: str = ""
+    flagged: list[tuple[int, str]] = field(default_factory=list)  # (page, sentence) planted text, never quoted
+    duplicate_of: str = ""  # the file already on the shelf (or earlier in this run) with the same content digest
 
 
 @dataclass
@@ -134,9 +136,10 @@ def discover(paths: list[str | Path], klass: str | None = None, subject: str | N
     return items
 
 
-def _extract(item: IngestItem, ocr: bool = True) -> ExtractedPdf | PdfRefused:
+def _extract(item: IngestItem, ocr: bool = True, limits: tuple[int | None, float | None] = (None, None)
+             ) -> ExtractedPdf | PdfRefused:
     try:
-        pdf = extract_pdf(item.path, display_name=item.file)
+        pdf = extract_pdf(item.path, display_name=item.file, max_pages=limits[0], max_mb=limits[1])
         if any(has_devanagari(p.text) for p in pdf.pages):
             # Hindi pages: measured, repaired, OCR'd where Tesseract is installed, dropped when still unreadable
             pdf = fix_hindi_pages(pdf, item.path, use_ocr=ocr)
@@ -164,14 +167,24 @@ def ingest(
     workers: int | None = None,
     index_type: str = "auto",
     ocr: bool = True,
+    max_pages: int | None = None,
+    max_mb: float | None = None,
     _fail_before_swap: bool = False,
 ) -> IngestReport:
     """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically.
 
     `embedder` None chooses per shelf (`default_embedding`): an existing shelf keeps the model that built it; a new
     shelf with a Hindi chapter gets multilingual-e5-small, any other MiniLM. `ocr` lets damaged Hindi pages be read
-    by Tesseract where it is installed.
+    by Tesseract where it is installed. `max_pages` and `max_mb` (default: the policy's max_pdf_pages and
+    max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long.
     """
+    if max_pages is None or max_mb is None:
+        from tutor.policy import load_policy
+
+        policy = load_policy()
+        max_pages = policy.max_pdf_pages if max_pages is None else max_pages
+        max_mb = policy.max_pdf_mb if max_mb is None else max_mb
+    limits = (max_pages, max_mb)
     t0 = time.perf_counter()
     report = IngestReport()
     emit = progress or (lambda _p: None)
@@ -182,11 +195,11 @@ def ingest(
     # extract every file that needs it in one pool, largest first, so no worker idles between shelves; each shelf
     # then re-checks its files under its lock and uses these results (or extracts what changed meanwhile)
     digests = {str(it.path): sha256_file(it.path) for it in items}
-    pre = _extract_changed(items, digests, store, workers, ocr)
+    pre = _extract_changed(items, digests, store, workers, ocr, limits)
     for key, shelf_items in by_shelf.items():
         with store.lock(key.klass, key.subject):
             _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
-                          _fail_before_swap, pre, digests, ocr)
+                          _fail_before_swap, pre, digests, ocr, limits)
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report
@@ -199,13 +212,20 @@ def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
 
 
 def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: ShelfStore,
-                     workers: int | None, ocr: bool = True) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
+                     workers: int | None, ocr: bool = True, limits=(None, None)
+                     ) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
     manifests: dict[ShelfKey, Manifest | None] = {}
     todo: list[tuple[IngestItem, str]] = []
     for it in items:
         key = ShelfKey(it.klass, it.subject)
         if key not in manifests:
-            manifests[key] = store.manifest(it.klass, it.subject)
+            try:
+                manifests[key] = store.manifest(it.klass, it.subject)
+            except ShelfDamaged:  # _ingest_shelf refuses these files by name; nothing to extract for them
+                manifests[key] = None
+                continue
+        elif manifests[key] is None and store.current_version(it.klass, it.subject):
+            continue
         digest = digests[str(it.path)]
         if not _is_current(it, digest, manifests[key]):
             todo.append((it, digest))
@@ -213,14 +233,21 @@ def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: Sh
         return {}
     todo.sort(key=lambda t: -t[0].path.stat().st_size)
     n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
-    results = _run_extract([it for it, _ in todo], n_workers, ocr)
+    results = _run_extract([it for it, _ in todo], n_workers, ocr, limits)
     return {(str(it.path), digest): res for (it, digest), res in zip(todo, results)}
 
 
 def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type, fail_before_swap,
-                  pre=None, digests=None, ocr=True) -> None:
-    manifest = store.manifest(key.klass, key.subject)
-    old = store.load(key.klass, key.subject) if manifest else None
+                  pre=None, digests=None, ocr=True, limits=(None, None)) -> None:
+    try:
+        manifest = store.manifest(key.klass, key.subject)
+        old = store.load(key.klass, key.subject) if manifest else None
+    except ShelfDamaged as e:  # never built on top of a damaged version: each file is refused, naming the repair
+        for it in shelf_items:
+            report.files.append(FileReport(
+                it.file, key, "refused", error=f"{it.file}: the shelf class {key.klass} {key.subject} is damaged "
+                f"({e.detail}); roll it back or rebuild it on the Maintainers page first", error_code="shelf_damaged"))
+        return
     if embedder is None and manifest is not None:
         embedder = embedder_by_name(manifest.embedding_model)  # a shelf keeps the model that built it
     if manifest and manifest.embedding_model != embedder.name:
@@ -229,6 +256,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             f"rebuild it to use {embedder.name}"
         )
     todo: list[tuple[IngestItem, str]] = []
+    # chapters are known by their content: the same PDF under another name is the chapter already there, not a new one
+    by_digest = {e.sha256: name for name, e in (manifest.chapters.items() if manifest else ())}
     for i, it in enumerate(shelf_items):
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
@@ -236,6 +265,15 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
             continue
+        twin = by_digest.get(digest)
+        if twin is not None and twin != it.file:
+            entry = manifest.chapters.get(twin) if manifest else None
+            report.files.append(FileReport(
+                it.file, key, "unchanged", entry.chapter if entry else "", entry.pages if entry else 0,
+                entry.pages_used if entry else 0, entry.chunks if entry else 0,
+                notes=[f"the same PDF (sha256 {digest[:12]}…) is already on the shelf as {twin}"], duplicate_of=twin))
+            continue
+        by_digest[digest] = it.file
         todo.append((it, digest))
     if not todo:
         return
@@ -245,7 +283,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     pre = pre or {}
     missing = [it for it, digest in todo if (str(it.path), digest) not in pre]
     n_workers = workers if workers is not None else min(len(missing), os.cpu_count() or 1, 4)
-    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers, ocr))) if missing else {}
+    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers, ocr, limits))) if missing else {}
     results = [pre.get((str(it.path), digest)) or fresh[str(it.path)] for it, digest in todo]
     for n, ((it, digest), res) in enumerate(zip(todo, results)):
         emit(Progress("extract", n + 1, len(todo), it.file))
@@ -258,13 +296,16 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             continue
         new_chunks[it.file] = chunks
         skipped = [(s.page, s.reason) for s in res.skipped]
+        flagged = planted(chunks)
         entries[it.file] = ChapterEntry(
             file=it.file, sha256=digest, chapter=info.title, chapter_code=info.code, chapter_number=info.number,
             pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
             chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), pipeline=PIPELINE_VERSION,
+            flagged=[{"page": p, "sentence": t} for p, t in flagged],
         )
         status = "replaced" if manifest and it.file in manifest.chapters else "added"
-        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped, res.notes))
+        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped,
+                                       res.notes, flagged=flagged))
     if not new_chunks:
         return
 
@@ -295,6 +336,20 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     emit(Progress("write", 1, 1, message=f"shelf {key.klass}/{key.subject} swapped in"))
 
 
+def planted(chunks: list[Chunk]) -> list[tuple[int, str]]:
+    """Sentences of a chapter addressed to the tutor or the system, or asking for passwords (tutor.prompts), with
+    their pages, once each: the answerer never quotes them, and the maintainers see them at ingest."""
+    from tutor.prompts import is_instruction_like
+
+    seen: dict[tuple[int, str], None] = {}
+    for c in chunks:
+        for text, page in c.sentence_texts():
+            t = " ".join(text.split())
+            if t and is_instruction_like(t):
+                seen.setdefault((page, t), None)
+    return list(seen)
+
+
 def _embed_text(c: Chunk) -> str:
     """What is embedded: the chapter and section titles give short chunks their context."""
     head = c.chapter if not c.section else f"{c.chapter}. {c.section}"
@@ -310,11 +365,12 @@ def default_embedding(chapters) -> str:
     return MINILM_NAME
 
 
-def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True) -> list[ExtractedPdf | PdfRefused]:
+def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True, limits=(None, None)
+                 ) -> list[ExtractedPdf | PdfRefused]:
     if workers <= 1 or len(items) <= 1:
-        return [_extract(it, ocr) for it in items]
+        return [_extract(it, ocr, limits) for it in items]
     with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(_extract, items, [ocr] * len(items)))
+        return list(ex.map(_extract, items, [ocr] * len(items), [limits] * len(items)))
 
 
 def remove_chapter(store: ShelfStore, klass: str, subject: str, file: str) -> int:

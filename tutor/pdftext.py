@@ -239,11 +239,13 @@ def _alpha_chars(text: str) -> int:
     return sum(c.isalpha() for c in text)
 
 
-def extract_pdf(path: str | Path, display_name: str | None = None) -> ExtractedPdf:
+def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages: int | None = None,
+                max_mb: float | None = None) -> ExtractedPdf:
     """Extract and clean every page of a PDF, or refuse the whole file with the cause.
 
     A page on which pypdf raises is skipped and named; the rest of the file is kept. Refused: not a PDF,
-    encrypted, no text layer (scanned), blank, or a legacy-font (mojibake) text layer.
+    encrypted, no text layer (scanned), blank, a legacy-font (mojibake) text layer, larger than `max_mb`
+    (too_large, before it is parsed) or longer than `max_pages` (too_many_pages, before any page is read).
     """
     import pypdf
     from pypdf.errors import PdfReadError
@@ -251,7 +253,15 @@ def extract_pdf(path: str | Path, display_name: str | None = None) -> ExtractedP
     path = Path(path)
     name = display_name or path.name
     try:
-        head = path.read_bytes()[:1024]
+        size_mb = path.stat().st_size / 1e6
+    except OSError as e:
+        raise PdfRefused(name, f"cannot be read ({e.strerror or e})", "unreadable") from e
+    if max_mb is not None and size_mb > max_mb:
+        raise PdfRefused(name, f"is {size_mb:,.1f} MB, over the limit of {max_mb:g} MB for one chapter (max_pdf_mb)",
+                         "too_large")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
     except OSError as e:
         raise PdfRefused(name, f"cannot be read ({e.strerror or e})", "unreadable") from e
     if b"%PDF-" not in head:
@@ -270,6 +280,9 @@ def extract_pdf(path: str | Path, display_name: str | None = None) -> ExtractedP
         raise PdfRefused(name, f"is a damaged PDF whose pages cannot be listed ({e})", "corrupt") from e
     if n_pages == 0:
         raise PdfRefused(name, "has no pages", "blank")
+    if max_pages is not None and n_pages > max_pages:
+        raise PdfRefused(name, f"has {n_pages:,} pages, over the limit of {max_pages:,} for one chapter "
+                               "(max_pdf_pages): split the book into chapters", "too_many_pages")
 
     raw_pages: list[str] = []
     page_numbers: list[int] = []
@@ -285,6 +298,10 @@ def extract_pdf(path: str | Path, display_name: str | None = None) -> ExtractedP
 
     total_alpha = sum(_alpha_chars(t) for t in raw_pages)
     if total_alpha == 0:
+        bomb = next((p for p in page_numbers if _decompression_bomb(reader, p - 1)), None)
+        if bomb is not None:
+            raise PdfRefused(name, f"has a page ({bomb}) whose content decompresses past pypdf's safety limit "
+                                   "(a compression bomb, not a chapter)", "too_large")
         if any(_has_images(reader, p - 1) for p in page_numbers):
             raise PdfRefused(name, "has no text layer (it looks scanned): run OCR on it first", "no_text_layer")
         raise PdfRefused(name, "is blank: no page has any text", "blank")
@@ -319,3 +336,19 @@ def _has_images(reader, index: int) -> bool:
         return bool(reader.pages[index].images)
     except Exception:  # noqa: BLE001
         return False
+
+
+def _decompression_bomb(reader, index: int) -> bool:
+    """Whether a page's content streams stop decompressing at pypdf's output limit (which extract_text swallows,
+    so such a page looks blank)."""
+    from pypdf.errors import LimitReachedError
+
+    try:
+        contents = reader.pages[index].get_contents()
+        if contents is not None:
+            contents.get_data()
+    except LimitReachedError:
+        return True
+    except Exception:  # noqa: BLE001 - any other damage is judged elsewhere
+        return False
+    return False

@@ -5,8 +5,10 @@ is logged, also when a stage raises: the failure itself is the logged outcome.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -16,14 +18,15 @@ from tutor.audit import AuditLog
 from tutor.checks import (check_citations, check_grounding, check_instructions, check_phrasing, quoted, sentence_support,
                           supporting_passage, verdict)
 from tutor.chunking import Chunk
-from tutor.errors import EmptyQuestion, ShelfNotFound
+from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
 from tutor.gate import GateDecision, decide
 from tutor.policy import Policy
 from tutor.language import detect_language
-from tutor.result import Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence, wrong_shelf_message
+from tutor.result import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence,
+                          wrong_shelf_message)
 from tutor.retrieval import Library
 from tutor.shelf import Hit, Shelf, ShelfKey
-from tutor.text import TermStats
+from tutor.text import TermStats, valid_text
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
 Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.judge.AnswerabilityJudge
@@ -42,8 +45,17 @@ class Passage:
 
 
 class _Timer:
-    def __init__(self) -> None:
+    """Stage timings of one question, and its time budget: `check` raises QuestionTimeout once the budget is spent,
+    so a question past it stops at the next stage instead of holding a server thread to the end."""
+
+    def __init__(self, budget_s: float = float("inf"), clock: Callable[[], float] = time.monotonic) -> None:
         self.ms: dict[str, float] = {}
+        self.budget_s, self.clock = budget_s, clock
+        self.deadline = clock() + budget_s
+
+    def check(self, after: str) -> None:
+        if self.clock() > self.deadline:
+            raise QuestionTimeout(after, self.budget_s)
 
     def stage(self, name: str):
         timer = self
@@ -63,9 +75,10 @@ class Tutor:
 
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
                  audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
-                 reader: ReaderModel | None = None):
+                 reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.reader = reader  # the answerability reader (tutor/reader.py); None: its checks are not made
+        self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
         self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
         self._lock = threading.Lock()
@@ -96,7 +109,10 @@ class Tutor:
         if self.audit is None:
             return ans
         with timer.stage("audit"):
-            self.audit.log(replace(ans, timings_ms=dict(timer.ms)), selected_text=selected)
+            try:
+                self.audit.log(replace(ans, timings_ms=dict(timer.ms)), selected_text=selected)
+            except Exception as e:  # noqa: BLE001 - logging never blocks an answer (AuditLog spools what it cannot write)
+                ans = replace(ans, notes=ans.notes + (f"audit log failed: {type(e).__name__}",))
         return replace(ans, timings_ms=dict(timer.ms))
 
     # ------------------------------------------------------------------ entry point
@@ -106,9 +122,24 @@ class Tutor:
 
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
-        timer = _Timer()
+        p = self.policy
+        timer = _Timer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
-        question = (question or "").strip()
+        # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
+        question = valid_text(question or "").strip()
+        if selected is not None:
+            selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
+                               valid_text(selected.file or ""), selected.page)
+        if len(question) > p.max_question_chars:  # before any embedding: a huge question costs nothing
+            ans = self._refusal(_cut(question, p.max_question_chars), klass, subject, mode, "question_too_long", timer,
+                                notes=(f"the question had {len(question):,} characters; the limit is "
+                                       f"{p.max_question_chars:,} (max_question_chars)",))
+            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
+        if selected is not None and len(selected.text) > p.max_passage_chars:
+            ans = self._refusal(question, klass, subject, mode, "passage_too_long", timer,
+                                notes=(f"the passage had {len(selected.text):,} characters; the limit is "
+                                       f"{p.max_passage_chars:,} (max_passage_chars)",))
+            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars))
         try:
             if not question:
                 raise EmptyQuestion()
@@ -121,6 +152,12 @@ class Tutor:
         except ShelfNotFound as e:
             ans = self._refusal(question, klass, subject, mode, "no_shelf", timer,
                                 message=str(e) if detect_language(question) == "en" else None)
+        except QuestionTimeout as e:
+            ans = self._refusal(question, klass, subject, mode, "question_timeout", timer, decided_by="error",
+                                error=str(e), llm_called=self.answerer.uses_llm and "answer" in timer.ms)
+        except ShelfDamaged as e:  # this shelf is isolated; every other shelf keeps answering
+            ans = self._refusal(question, klass, subject, mode, "shelf_damaged", timer, decided_by="error",
+                                error=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
             ans = self._refusal(question, klass, subject, mode, "answerer_error", timer, decided_by="error",
                                 error=f"{type(e).__name__}: {e}",
@@ -139,8 +176,10 @@ class Tutor:
             with timer.stage("spelling"):
                 asked, fixes = shelf.lexical.correct(question, p.fuzzy_min_similarity)
             notes += [f"read {f.word!r} as {f.match!r} (a word of the shelf one or two letters away)" for f in fixes]
+            timer.check("spelling")
         with timer.stage("embed"):
             qvec = self.library.embed_query(asked, shelf)
+        timer.check("embed")
         with timer.stage("search"):
             hits = self.library.retrieve(asked, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
@@ -149,6 +188,7 @@ class Tutor:
         # a shelf built with another embedding model scores on its own scale: its margin over its own model's
         # min_confidence, put on this shelf's scale, is what the gate's wrong-shelf check compares
         others = [(k, self._on_scale(k, score, shelf, p)) for k, score in others]
+        timer.check("search")
         rerank = None
         if self.reranker is not None:
             with timer.stage("rerank"):
@@ -158,12 +198,15 @@ class Tutor:
                     rerank = None
                     notes.append(f"{RERANK_FALLBACK} ({type(e).__name__}: {e})")
         reranker_llm = self.reranker is not None and getattr(self.reranker, "llm", None) is not None
+        timer.check("rerank" if self.reranker is not None else "search")
         with timer.stage("gate"):
             decision = decide(asked, hits, p, stats, others, rerank)
+        timer.check("gate")
         found = None
         if decision.passed and self.reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(self.reader, asked, decision, p)
+            timer.check("reader")
         near = tuple(_source(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""
@@ -205,8 +248,10 @@ class Tutor:
                     return self._refusal(question, klass, subject, mode, "judge_not_answerable", timer,
                                          checks=gate_checks, decided_by="judge", llm_called=True, notes=tuple(notes),
                                          **refuse)
+        timer.check("judge" if self.judge is not None else "gate")
         with timer.stage("answer"):
             draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
+        timer.check("answer")
         direct = ""
         if not llm and not draft.declined:  # the reader's span leads an extractive answer, inside its own sentence
             draft, direct = lead_with_span(draft, found, sources)
@@ -232,6 +277,7 @@ class Tutor:
             if llm and self.reader is not None and policy.reader and policy.reader_support:
                 checks.append(self._support_check(sentences, sources, policy))
             judged = tuple(replace(s, supported=ok) for s, (ok, _, _) in zip(sentences, verdicts))
+        timer.check("checks")
         all_checks = gate_checks + tuple(checks)
         reason = verdict(checks)
         if reason != "answered":
@@ -269,9 +315,11 @@ class Tutor:
         return score - self.policy.for_model(model).min_confidence + p.min_confidence
 
     def _any_embedder(self):
-        keys = self.library.keys()
-        if keys:
-            return self.library.embedder_for(self.library.shelf(keys[0].klass, keys[0].subject))
+        for key in self.library.keys():
+            try:
+                return self.library.embedder_for(self.library.shelf(key.klass, key.subject))
+            except ShelfDamaged:
+                continue
         from tutor.embedding import default_embedder
 
         return default_embedder()
@@ -279,18 +327,29 @@ class Tutor:
     # ------------------------------------------------------------------ selected-text mode
     def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: _Timer,
                       on_token: OnToken | None = None) -> TutorAnswer:
-        """The selected passage is the only context: no retrieval; refuse if it does not answer."""
+        """The selected passage is the only context: no retrieval; refuse if it does not answer.
+
+        A passage said to come from a page of the book is looked up there first: one that is not on that page (pasted
+        or typed) is answered only as "your pasted text", never cited as the book's chapter and page."""
         from tutor.chunking import ChapterInfo, chunk_pages
         from tutor.pdftext import PageText
 
         p = self._policy_for(None)
         text = " ".join(passage.text.split())
+        notes: list[str] = []
+        if passage.file and not self._on_page(klass, subject, passage):
+            notes.append(f"the passage is not on page {passage.page} of {passage.file}: answered as the student's "
+                         "pasted text, not cited as the book")
+            passage = Passage(text, PASTED_TEXT, "", 0)
         chunks = chunk_pages([PageText(passage.page or 1, text)], klass=klass, subject=subject,
                              file=passage.file or "selection", chapter=ChapterInfo(passage.chapter or "Selected passage", "selection", ""),
                              max_words=10_000)
         chunk = chunks[0] if chunks else Chunk("selection:0000", klass, subject, passage.chapter, "selection",
                                                passage.file, passage.page, passage.page, "body", "", text, ())
         chunk = replace(chunk, section_kind="body", section="Selected passage")
+        if passage.chapter == PASTED_TEXT:  # no page of the book to point to
+            chunk = replace(chunk, file="", page_start=0, page_end=0,
+                            sentences=tuple((a, b, 0) for a, b, _ in chunk.sentences))
         embedder = self._any_embedder()
         with timer.stage("embed"):
             vecs = embedder.embed([question, chunk.text]) if chunk.text else None
@@ -308,10 +367,41 @@ class Tutor:
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", "selected_text_insufficient", timer,
                                  checks=decision.checks, confidence=decision.confidence,
-                                 sources=(_source(1, hit),), measures=decision.values)
+                                 sources=(_source(1, hit),), notes=tuple(notes), measures=decision.values)
         sources = [_source(1, hit)]
         return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
-                                      on_token, None, found)
+                                      on_token, notes, found)
+
+    def _on_page(self, klass: str, subject: str, passage: Passage) -> bool:
+        """Whether the passage's words stand, in order, on its page of the book (its 4-word runs, 90% of them, found
+        among the page's): a selection made with the mouse always is; a pasted or edited passage is not."""
+        try:
+            shelf = self.library.shelf(klass, subject)
+        except (ShelfNotFound, ShelfDamaged):
+            return False
+        page_words: list[str] = []
+        for c in shelf.chunks:
+            if c.file != passage.file or not (c.page_start <= passage.page <= c.page_end):
+                continue
+            for sentence, page in c.sentence_texts():
+                if page == passage.page:
+                    page_words += _words(sentence)
+        words = _words(passage.text)
+        if not words or not page_words:
+            return False
+        n = min(4, len(words))
+        have = {tuple(page_words[i:i + n]) for i in range(len(page_words) - n + 1)}
+        runs = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
+        return sum(r in have for r in runs) >= 0.9 * len(runs)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+
+
+def _cut(text: str, n: int) -> str:
+    """The first n characters of an over-long text, marked as cut: what is logged and shown back, never the whole."""
+    return text if len(text) <= n else text[:n] + "…"
 
 
 def _source(n: int, h: Hit) -> Source:

@@ -98,6 +98,21 @@ class Policy:
     min_answer_word_share: float = _f(0.8, "share of the answer's content words found in the cited text", 0, 1)
     # scale
     approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, exact re-scoring) instead of exact search", 1, 10**9)
+    # limits: what one student, one upload or one stranger at the sign-in form may cost the server
+    max_question_chars: int = _f(1000, "longest question accepted (characters, after trimming); a longer one is refused "
+                                 "(question_too_long) before any embedding, and the chat box says the limit", 1, 10_000_000)
+    max_passage_chars: int = _f(5000, "longest selected or pasted passage accepted (characters); a longer one is refused "
+                                "(passage_too_long) before any embedding", 1, 1_000_000)
+    question_time_budget_s: float = _f(120.0, "seconds one question may take; past it the work stops at the next stage "
+                                       "and the question is refused (question_timeout)", 0.1, 3600)
+    link_domains: str = _f("", "comma-separated web domains (e.g. ncert.nic.in) whose addresses in book text stay "
+                           "clickable; any other address in quoted text or questions is shown as plain text")
+    login_free_failures: int = _f(3, "wrong staff passwords allowed (per session and per client) before a delay", 0, 1000)
+    login_delay_s: float = _f(2.0, "delay after the first failure past the free ones; it doubles with each further one", 0, 3600)
+    login_max_failures: int = _f(10, "wrong staff passwords (per session or per client) that lock the sign-in", 1, 100_000)
+    login_lockout_s: float = _f(900.0, "seconds the sign-in stays locked after login_max_failures", 1, 86_400)
+    max_pdf_pages: int = _f(400, "most pages a chapter PDF may have (too_many_pages)", 1, 100_000)
+    max_pdf_mb: float = _f(50.0, "largest chapter PDF accepted, in megabytes (too_large)", 0.001, 10_000)
     # per embedding model: its cosine scores sit in its own range, so score thresholds are calibrated per model
     models: dict = field(default_factory=dict, hash=False, metadata={
         "desc": "per embedding model (as a shelf's manifest names it), the settings that differ for shelves built "

@@ -25,14 +25,42 @@ INSTRUCTION_PATTERNS = (
     r"\b(?:do\s+not|don'?t|never)\s+(?:cite|use)\s+(?:the\s+)?(?:sources?|citations?)\b",
     r"<\|?\s*(?:im_start|im_end|system|endoftext)\s*\|?>",
     r"\[/?INST\]|</?s(?:ource)?\s*(?:n\s*=\s*[\"']?\d+[\"']?)?>",
+    # planted in a chapter PDF for the tutor to repeat: a sentence addressed to the tutor or the system, an order
+    # about what to tell students, a request for passwords or other credentials
+    r"^\W*(?:note\s+(?:to|for)\s+(?:the\s+)?)?(?:tutor|assistant|system|ai|chat\s*bot|bot|model|llm)\s*[:,]",
+    r"\bnote\s+(?:to|for)\s+(?:the\s+)?(?:tutor|assistant|ai|system|model|chat\s*bot)\b",
+    r"\b(?:always|never|must)\s+(?:tell|say\s+to|answer|reply\s+to|respond\s+to|inform)\s+(?:the\s+|all\s+)?"
+    r"(?:students?|users?|learners?|readers?|children|pupils?)\b",
+    r"\btell\s+(?:the\s+|all\s+)?(?:students?|users?|learners?)\s+(?:that\s+)?the\s+(?:correct\s+)?answer\s+is\b",
+    r"\b(?:enter|type|give|send|share|provide|submit|confirm|reveal|update|verify|tell\s+(?:us|me))\b[^.!?\n]{0,60}"
+    r"\b(?:passwords?|pass\s*codes?|pins?|otps?|one[-\s]time\s+passwords?|log-?in\s+(?:details|credentials)|"
+    r"credentials|card\s+numbers?|cvv|bank\s+(?:details|account\s+numbers?))\b",
+    r"\b(?:passwords?|otps?|credentials|log-?in)\b[^.!?\n]{0,80}(?:https?://|www\.)",
 )
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in INSTRUCTION_PATTERNS), re.I)
 WITHHELD = "[a sentence addressed to an AI model was removed here]"
 
 
 def is_instruction_like(text: str) -> bool:
-    """Whether the text addresses a language model (an injected instruction), not a student."""
-    return bool(_INSTRUCTION.search(text))
+    """Whether the text addresses a language model, the tutor or the system (an injected instruction), or asks
+    the reader for a password or other credentials: planted text that a textbook never says to a student."""
+    return bool(_INSTRUCTION.search(" ".join(text.split())))
+
+
+PLANTED_MARK = "[left out: a sentence that gives orders to the tutor or asks for a password]"
+
+
+def planted_sentences(text: str) -> list[str]:
+    """The sentences of a text that `is_instruction_like` flags (for the ingest report and the maintainers)."""
+    return [s for s in split_sentences(text) if is_instruction_like(s)]
+
+
+def withhold_planted(text: str) -> str:
+    """Book text to show a student: each planted sentence replaced by PLANTED_MARK (nothing else changed)."""
+    out = text
+    for s in planted_sentences(text):
+        out = out.replace(s, PLANTED_MARK)
+    return out
 
 
 def split_sentences(text: str) -> list[str]:

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 REFUSAL_SENTENCE = "I don't know based on the textbooks."
+# the "chapter" of a passage the student pasted or typed that is not on the book's page: never cited as the book
+PASTED_TEXT = "Your pasted text"
 
 # reason codes and the sentence a 15-year-old understands
 REASONS: dict[str, str] = {
@@ -41,6 +43,12 @@ REASONS: dict[str, str] = {
     "reader_not_answerable": "Your textbook talks about this topic, but none of the passages I found answers "
                              "this exact question.",
     "source_instructions": "The answer repeated text that gives orders to a computer instead of teaching, so I won't show it.",
+    # limits and damage (tutor.policy limits; a shelf whose files fail their checksums)
+    "question_too_long": "Your question is too long. Please ask it in fewer words (the limit is shown under the chat box).",
+    "passage_too_long": "The passage you chose is too long. Please select a shorter part of the page.",
+    "question_timeout": "Answering this question took too long, so I stopped. Please ask a shorter or simpler question.",
+    "shelf_damaged": "This textbook cannot be opened right now: its files are damaged. The maintainers can see this and "
+                     "repair it; other subjects still work.",
 }
 
 
@@ -75,6 +83,11 @@ REASONS_HI: dict[str, str] = {
     "reader_not_answerable": "आपकी पाठ्यपुस्तक इस विषय पर बात करती है, पर मुझे मिला कोई भी अंश इस सटीक प्रश्न का "
                              "उत्तर नहीं देता।",
     "source_instructions": "उत्तर में ऐसा पाठ दोहराया गया जो पढ़ाने के बजाय कंप्यूटर को आदेश देता है, इसलिए मैं उसे नहीं दिखाऊँगा।",
+    "question_too_long": "आपका प्रश्न बहुत लंबा है। कृपया इसे कम शब्दों में पूछिए (सीमा प्रश्न-बॉक्स के नीचे लिखी है)।",
+    "passage_too_long": "आपका चुना हुआ अंश बहुत लंबा है। कृपया पृष्ठ का छोटा भाग चुनिए।",
+    "question_timeout": "इस प्रश्न का उत्तर देने में बहुत समय लगा, इसलिए मैंने रोक दिया। कृपया छोटा या सरल प्रश्न पूछिए।",
+    "shelf_damaged": "यह पाठ्यपुस्तक अभी खोली नहीं जा सकती: इसकी फ़ाइलें खराब हो गई हैं। अनुरक्षक इसे देख सकते हैं और "
+                     "ठीक कर सकते हैं; दूसरे विषय काम करते हैं।",
 }
 
 

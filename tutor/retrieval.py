@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tutor.embedding import Embedder, embedder_by_name
-from tutor.errors import EmptyQuestion, ShelfNotFound
+from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.lexical import rrf
 from tutor.shelf import Hit, Shelf, ShelfKey, ShelfStore
 
@@ -35,6 +35,7 @@ class Library:
         self.store = ShelfStore(root)
         self._embedder = embedder
         self._cache: dict[ShelfKey, Shelf] = {}
+        self._broken: dict[ShelfKey, ShelfDamaged] = {}  # per version: a damaged one is not re-read on every question
         self._lock = threading.Lock()
 
     @property
@@ -53,7 +54,8 @@ class Library:
         return embedder_by_name(shelf.manifest.embedding_model)
 
     def shelf(self, klass: str, subject: str) -> Shelf:
-        """The live version of a shelf, loaded once per version."""
+        """The live version of a shelf, loaded (and its checksums verified) once per version; raises ShelfDamaged
+        for a damaged one, which is remembered until `CURRENT` names another version (a rollback or rebuild)."""
         key = ShelfKey(str(klass), subject)
         version = self.store.current_version(key.klass, key.subject)
         if version is None:
@@ -62,10 +64,30 @@ class Library:
             cached = self._cache.get(key)
             if cached is not None and cached.version == version:
                 return cached
-        shelf = self.store.load(key.klass, key.subject)
+            broken = self._broken.get(key)
+            if broken is not None and broken.version == version:
+                raise broken
+        try:
+            shelf = self.store.load(key.klass, key.subject, version)
+        except ShelfDamaged as e:
+            e.version = e.version or version
+            with self._lock:
+                self._broken[key] = e
+            raise
         with self._lock:
             self._cache[key] = shelf
+            self._broken.pop(key, None)
         return shelf
+
+    def damaged(self) -> dict[ShelfKey, ShelfDamaged]:
+        """Every shelf whose live version cannot be used, with what is wrong (for the maintainers' page)."""
+        out = {}
+        for key in self.keys():
+            try:
+                self.shelf(key.klass, key.subject)
+            except ShelfDamaged as e:
+                out[key] = e
+        return out
 
     def embed_query(self, question: str, shelf: Shelf) -> np.ndarray:
         if not question or not question.strip():
@@ -96,7 +118,10 @@ class Library:
         """The best evidence score of every shelf, best shelf first (lets the gate tell 'wrong subject')."""
         out = []
         for key in self.keys():
-            shelf = self.shelf(key.klass, key.subject)
+            try:
+                shelf = self.shelf(key.klass, key.subject)
+            except ShelfDamaged:  # a damaged shelf is left out; it never stops a question on another shelf
+                continue
             vec = query_vec if query_vec is not None and self.embedder_for(shelf) is self._embedder else self.embed_query(question, shelf)
             hits = [h for h in shelf.search(vec, k) if h.chunk.is_evidence or not evidence_only]
             out.append(ShelfScore(key, hits[0].score if hits else -1.0))

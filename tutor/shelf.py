@@ -2,7 +2,9 @@
 
 A shelf is a folder of versions and a `CURRENT` file naming the live one. A new version is written completely
 beside the old one and then `CURRENT` is replaced in one atomic rename, so a crash or a bad PDF never leaves a
-broken shelf: readers see the old version or the new one, never half of either.
+broken shelf: readers see the old version or the new one, never half of either. The manifest records each data
+file's SHA-256, checked at load: a version damaged on disk raises ShelfDamaged (isolating that shelf alone), and
+`rollback` points `CURRENT` back at the version before it.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import faiss  # noqa: E402
 
 from tutor.chunking import Chunk
-from tutor.errors import ShelfNotFound
+from tutor.errors import ShelfDamaged, ShelfNotFound
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 
@@ -63,6 +65,7 @@ class ChapterEntry:
     chunks: int
     ingested_at: str
     pipeline: str = ""  # the ingestion pipeline version that made the chunks
+    flagged: list[dict] = field(default_factory=list)  # planted sentences found at ingest: {"page", "sentence"}
 
 
 @dataclass
@@ -77,6 +80,7 @@ class Manifest:
     chapters: dict[str, ChapterEntry] = field(default_factory=dict)
     built_at: str = ""
     n_chunks: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # SHA-256 of each data file of the version, checked at load
 
     def to_json(self) -> str:
         d = asdict(self)
@@ -291,24 +295,89 @@ class ShelfStore:
             return None
 
     def manifest(self, klass: str, subject: str) -> Manifest | None:
+        """The live version's manifest (None: no shelf); raises ShelfDamaged when it cannot be read."""
         version = self.current_version(klass, subject)
         if not version:
             return None
-        return Manifest.from_json((self.shelf_dir(klass, subject) / version / "manifest.json").read_text())
+        return self.manifest_of(klass, subject, version)
 
-    def load(self, klass: str, subject: str) -> Shelf:
-        version = self.current_version(klass, subject)
+    def manifest_of(self, klass: str, subject: str, version: str) -> Manifest:
+        try:
+            m = Manifest.from_json((self.shelf_dir(klass, subject) / version / "manifest.json").read_text(encoding="utf-8"))
+        except Exception as e:  # noqa: BLE001 - missing, cut short, not JSON, wrong fields: all the same to a reader
+            raise ShelfDamaged(klass, subject, f"{version}/manifest.json cannot be read ({type(e).__name__}: {e})",
+                               version) from e
+        if (m.klass, m.subject) != (str(klass), subject):
+            raise ShelfDamaged(klass, subject, f"{version}/manifest.json names shelf {m.klass}/{m.subject}", version)
+        return m
+
+    def load(self, klass: str, subject: str, version: str | None = None) -> Shelf:
+        """The live version (or `version`), its files checked against the manifest's checksums; raises
+        ShelfDamaged naming what is wrong, never a bare FAISS or JSON error."""
+        version = version or self.current_version(klass, subject)
         if not version:
             raise ShelfNotFound(klass, subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
         vdir = self.shelf_dir(klass, subject) / version
-        manifest = Manifest.from_json((vdir / "manifest.json").read_text())
-        with open(vdir / "chunks.jsonl", encoding="utf-8") as f:
-            chunks = [Chunk.from_dict(json.loads(line)) for line in f if line.strip()]
-        vectors = np.load(vdir / "vectors.npy")
-        index = faiss.read_index(str(vdir / "index.faiss"))
+        manifest = self.manifest_of(klass, subject, version)
+        for name, want in manifest.files.items():  # shelves written before checksums have none: nothing to check
+            try:
+                got = _sha256(vdir / name)
+            except OSError as e:
+                raise ShelfDamaged(klass, subject, f"{version}/{name} cannot be read ({e})", version) from e
+            if got != want:
+                raise ShelfDamaged(klass, subject, f"{version}/{name} fails its checksum (sha256 {got[:12]}…, the "
+                                                   f"manifest says {want[:12]}…)", version)
+        try:
+            with open(vdir / "chunks.jsonl", encoding="utf-8") as f:
+                chunks = [Chunk.from_dict(json.loads(line)) for line in f if line.strip()]
+            vectors = np.load(vdir / "vectors.npy")
+            index = faiss.read_index(str(vdir / "index.faiss"))
+        except Exception as e:  # noqa: BLE001
+            raise ShelfDamaged(klass, subject, f"{version} cannot be read ({type(e).__name__}: {e})", version) from e
         if index.ntotal != len(chunks) or len(vectors) != len(chunks):
-            raise RuntimeError(f"shelf {vdir} is inconsistent: {index.ntotal} vectors for {len(chunks)} chunks")
+            raise ShelfDamaged(klass, subject, f"{version} is inconsistent: {index.ntotal} vectors for "
+                                               f"{len(chunks)} chunks", version)
         return Shelf(manifest, chunks, vectors, index, version)
+
+    def versions(self, klass: str, subject: str) -> list[str]:
+        """Complete versions on disk, newest first (orphans of crashed writes, named `.v…tmp`, are not versions)."""
+        sdir = self.shelf_dir(klass, subject)
+        if not sdir.exists():
+            return []
+        found = [p.name for p in sdir.iterdir() if p.is_dir() and re.match(r"^v\d+$", p.name)]
+        return sorted(found, key=lambda v: int(v[1:]), reverse=True)
+
+    def previous_version(self, klass: str, subject: str) -> str | None:
+        """The newest version other than the live one that loads and passes its checksums, if any."""
+        current = self.current_version(klass, subject)
+        for v in self.versions(klass, subject):
+            if v == current:
+                continue
+            try:
+                self.load(klass, subject, v)
+                return v
+            except ShelfDamaged:
+                continue
+        return None
+
+    def rollback(self, klass: str, subject: str) -> str:
+        """Point the shelf back at its previous intact version (atomically, under the shelf's lock); returns it.
+        The damaged version stays on disk until the next write prunes it."""
+        with self.lock(klass, subject):
+            previous = self.previous_version(klass, subject)
+            if previous is None:
+                raise ShelfDamaged(klass, subject, "there is no earlier intact version to roll back to: rebuild the "
+                                                   "shelf from its kept PDFs instead")
+            self._point(self.shelf_dir(klass, subject), previous)
+            return previous
+
+    def _point(self, sdir: Path, version: str) -> None:
+        pointer = sdir / "CURRENT.tmp"
+        with open(pointer, "w") as fh:
+            fh.write(version)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(pointer, sdir / "CURRENT")
 
     @contextlib.contextmanager
     def lock(self, klass: str, subject: str):
@@ -341,6 +410,7 @@ class ShelfStore:
                 f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
         np.save(tmp / "vectors.npy", np.asarray(vectors, dtype=np.float32))
         faiss.write_index(build_index(np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim), manifest.index_type), str(tmp / "index.faiss"))
+        manifest.files = {name: _sha256(tmp / name) for name in ("chunks.jsonl", "vectors.npy", "index.faiss")}
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         for p in tmp.iterdir():
             with open(p, "rb") as fh:
@@ -349,12 +419,7 @@ class ShelfStore:
         previous = self.current_version(manifest.klass, manifest.subject)
         if fail_before_swap:
             raise RuntimeError("simulated crash before the swap")
-        pointer = sdir / "CURRENT.tmp"
-        with open(pointer, "w") as fh:
-            fh.write(version)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(pointer, sdir / "CURRENT")
+        self._point(sdir, version)
         self._prune(sdir, keep={version, previous} - {None})
         return version
 
@@ -369,3 +434,13 @@ class ShelfStore:
     def delete(self, klass: str, subject: str) -> None:
         """Remove a whole shelf."""
         shutil.rmtree(self.shelf_dir(klass, subject), ignore_errors=True)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -228,3 +228,15 @@ def _mostly_hindi(text: str) -> bool:
     from tutor.language import HINDI, detect_language
 
     return detect_language(text) == HINDI
+
+
+def valid_text(text: str) -> str:
+    """`text` as valid Unicode: lone surrogates (an API's broken string, or undecodable bytes that Python carried as
+    surrogate escapes from a command line) become U+FFFD, so nothing downstream (SQLite, JSON, a tokenizer) can
+    choke on it; a proper surrogate pair becomes the one character it stands for."""
+    text = str(text)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
