@@ -113,6 +113,8 @@ def test_manifest_records_chapters_hashes_chunk_counts_and_model(src, store):
     assert set(m.chapters) == {"light.pdf", "acids.pdf"}
     light = m.chapters["light.pdf"]
     assert light.sha256 == sha256_file(src / "class-10" / "science" / "light.pdf")
+    # where the PDF was read from, so the app can show its pages as printed
+    assert light.source == str((src / "class-10" / "science" / "light.pdf").resolve())
     assert light.chapter == "Light and Refraction"
     assert light.chapter_code == "light"
     assert (light.pages, light.pages_used, light.pages_skipped) == (2, 2, [])

@@ -262,6 +262,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             file=it.file, sha256=digest, chapter=info.title, chapter_code=info.code, chapter_number=info.number,
             pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
             chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), pipeline=PIPELINE_VERSION,
+            source=str(Path(it.path).resolve()),
         )
         status = "replaced" if manifest and it.file in manifest.chapters else "added"
         report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped, res.notes))

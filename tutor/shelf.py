@@ -63,6 +63,7 @@ class ChapterEntry:
     chunks: int
     ingested_at: str
     pipeline: str = ""  # the ingestion pipeline version that made the chunks
+    source: str = ""  # where the PDF was read from (absolute path), so its pages can be shown as printed
 
 
 @dataclass
