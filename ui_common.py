@@ -716,12 +716,13 @@ class PendingDraft:
         self.show(self.text)
 
 
-def ask(tutor, question: str, shelf: ShelfKey, selected=None) -> TutorAnswer:
-    """Ask the tutor. With an LLM answerer the draft streams into a pending area marked as not checked yet, which
-    is emptied when the checks have decided: the student then sees only the checked answer or the refusal."""
+def ask(tutor, question: str, shelf: ShelfKey, selected=None, previous: TutorAnswer | None = None) -> TutorAnswer:
+    """Ask the tutor; `previous` is the conversation's last answer, against which a follow-up is read. With an LLM
+    answerer the draft streams into a pending area marked as not checked yet, which is emptied when the checks
+    have decided: the student then sees only the checked answer or the refusal."""
     if not getattr(tutor.answerer, "uses_llm", False):
         with st.spinner("Looking in your textbook…"):
-            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected)
+            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, previous=previous)
     pending = st.empty()
 
     def show(text: str) -> None:
@@ -732,7 +733,8 @@ def ask(tutor, question: str, shelf: ShelfKey, selected=None) -> TutorAnswer:
 
     try:
         with st.spinner("Looking in your textbook…"):
-            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, on_token=PendingDraft(show))
+            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, on_token=PendingDraft(show),
+                             previous=previous)
     finally:
         pending.empty()
 
@@ -745,6 +747,8 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
         if turn.get("passage"):
             p = turn["passage"]
             note += f" · about the passage you selected on page {p['page']}" if p.get("page") else " · about your passage"
+        if getattr(ans, "followup", False):
+            note += f" · read as a follow-up: “{md(ans.resolved_question)}”"
         st.caption(note)
     with st.chat_message("assistant", avatar=":material/menu_book:"):
         render_answer(ans, key=key)
@@ -826,6 +830,9 @@ def render_diagnostics(ans: TutorAnswer, *, key: str) -> None:
         f"**LLM called** {'yes' if ans.llm_called else 'no'} · **Answerer** {md(ans.answerer)} · "
         f"**Mode** {MODE_LABELS.get(ans.mode, md(ans.mode))} · **Confidence** {ans.confidence:.2f}"
     )
+    if getattr(ans, "followup", False):
+        st.markdown(f"**Question as typed** {md(ans.question)} · **read as** {md(ans.resolved_question)} "
+                    "(a follow-up, read with the previous question)")
     if ans.error:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
     for note in ans.notes:

@@ -210,6 +210,21 @@ def test_refusal_shows_reason_suggestions_and_diagnostics(env):
     assert "Stage timings" in summary and "total" in summary
 
 
+def test_a_follow_up_in_the_chat_is_read_with_the_previous_question(env):
+    at = app()
+    at.selectbox(key="_pick_subject").select("social-science").run()
+    at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
+    at.chat_input[0].set_value("Where is it found?").run()
+    assert not at.exception
+    question, reply = at.chat_message[-2], at.chat_message[-1]
+    resolved = "Where is soil is ideal for growing cotton found?"  # "it" replaced by the earlier topic, as written
+    assert f"read as a follow-up: “{resolved}”" in texts(question)
+    diag = texts(reply.expander[-1])
+    assert "Question as typed** Where is it found? · **read as** " + resolved in diag
+    row = AuditLog(env["audit"]).frame().iloc[0]
+    assert (row["question"], row["resolved_question"]) == ("Where is it found?", resolved)
+
+
 def test_history_and_shelf_choice_survive_page_switches(env):
     at = app()
     at.selectbox(key="_pick_subject").select("social-science").run()

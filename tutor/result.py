@@ -39,6 +39,7 @@ REASONS: dict[str, str] = {
                       "Try a shorter, simpler question.",
     "judge_not_answerable": "Your textbook talks about this topic, but the pages I found do not state this answer.",
     "source_instructions": "The answer repeated text that gives orders to a computer instead of teaching, so I won't show it.",
+    "followup_not_covered": "Your textbook's pages about what we were talking about do not say this, so I won't guess.",
 }
 
 
@@ -71,6 +72,7 @@ REASONS_HI: dict[str, str] = {
     "llm_limitation": "यह प्रश्न पुस्तक से उत्तर देने के लिए बहुत लंबा या जटिल है। छोटा और सरल प्रश्न पूछिए।",
     "judge_not_answerable": "आपकी पाठ्यपुस्तक इस विषय पर बात करती है, पर मुझे मिले पृष्ठ यह उत्तर नहीं बताते।",
     "source_instructions": "उत्तर में ऐसा पाठ दोहराया गया जो पढ़ाने के बजाय कंप्यूटर को आदेश देता है, इसलिए मैं उसे नहीं दिखाऊँगा।",
+    "followup_not_covered": "जिस विषय पर हम बात कर रहे थे, उसके बारे में पाठ्यपुस्तक के पृष्ठ यह नहीं बताते, इसलिए मैं अनुमान नहीं लगाऊँगा।",
 }
 
 
@@ -189,6 +191,10 @@ class TutorAnswer:
     draft: str = ""
     draft_sentences: tuple[AnswerSentence, ...] = ()
     notes: tuple[str, ...] = ()  # what happened on the way that a maintainer should know (e.g. a reranker fallback)
+    # a follow-up ("What are its uses?") is read against the previous turn: `question` is what the student typed,
+    # `resolved_question` what retrieval, the gate and the answerer read ("" when the question stood alone)
+    resolved_question: str = ""
+    followup: bool = False
 
     @property
     def failed_checks(self) -> list[Check]:
