@@ -25,6 +25,7 @@ _ASKING = {
     "and", "or", "so", "then", "also", "more", "please", "me", "us", "about", "tell", "explain", "describe", "give",
     "show", "say", "mean", "means", "meant", "called", "some", "any", "other", "another", "one", "there", "here",
     "again", "else", "further", "detail", "details", "elaborate", "exactly", "really", "happen", "happens",
+    "done", "take", "takes", "place", "main",
 }
 # asking words that still say what is asked about the topic: they are the follow-up's own words
 _ASPECTS = {
@@ -34,6 +35,8 @@ _ASPECTS = {
     "formula", "unit", "units", "source", "sources", "benefit", "benefits", "role", "result", "results",
     "prevent", "prevented", "formed", "form", "made", "make", "work", "works", "found", "occur", "occurs",
 }
+_VERB_ASPECTS = {"use", "used", "prevent", "prevented", "formed", "form", "made", "make", "work", "works", "found",
+                 "occur", "occurs"}
 _ELLIPSIS = re.compile(r"^\s*(?:and|but|what about|how about|also|then)\b[\s,]*", re.I)
 _PREP_PHRASE = re.compile(r"^(?:in|on|for|of|at|to|from|with|during|after|before|by)\s+\S", re.I)
 MAX_OWN_TOPIC_WORDS = 1  # a follow-up names at most this many topic words of its own ("And in plants?")
@@ -75,7 +78,12 @@ def topic_phrase(question: str) -> str:
     wanted = set(topic_words(question))
     words = question.rstrip(" ?.!").split()
     at = [i for i, w in enumerate(words) if any(t in wanted for t in _words(w))]
-    return " ".join(words[at[0]:at[-1] + 1]).strip(",;:") if at else ""
+    if not at:
+        return ""
+    end = at[-1] + 1
+    while end < len(words) and any(t in _ASPECTS - _VERB_ASPECTS for t in _words(words[end])):
+        end += 1  # an aspect word right after the topic names it ("the Tyndall effect", "the reactivity series")
+    return " ".join(words[at[0]:end]).strip(",;:")
 
 
 def followup_cues(question: str) -> tuple[str, ...]:
