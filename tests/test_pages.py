@@ -142,6 +142,20 @@ def test_cited_source_shows_the_printed_page_with_the_sentence_highlighted(env):
     assert any((env["data"] / "page-cache").rglob("*.png"))  # rendered once, kept on disk
 
 
+def test_page_notes_say_why_a_sentence_is_not_highlighted():
+    from tutor.pages_render import PageImage
+
+    def img(found=(), missing=()):
+        return PageImage(b"", 1, 1, 3, bool(found) and not missing, tuple(found), tuple(missing))
+
+    assert ui.page_image_note(img(found=["A."])).startswith("Highlighted")
+    assert ui.page_image_note(img()) == ""  # nothing was asked to be marked (the reader's plain page)
+    assert ui.page_image_note(img(missing=["A formula."])).startswith("Shown without a highlight")
+    assert ui.page_image_note(img(found=["A."], missing=["B."])).startswith("Only part of the quoted text")
+    # Hindi pages are repaired or OCR-read: no positions on the printed page, so never highlighted, and it says so
+    assert "Hindi sentences are never highlighted" in ui.page_image_note(img(missing=["पौधे भोजन बनाते हैं।"]))
+
+
 def _reword_on_shelf(index, old: str, new: str) -> None:
     """Replace a sentence in every chunk of the science shelf (offsets kept right), as if extraction had read the
     PDF's words differently: the page as printed no longer holds the sentence the answer quotes."""
