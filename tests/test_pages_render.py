@@ -109,3 +109,20 @@ def test_page_out_of_range_and_changed_files_are_named(pdf, tmp_path):
     assert find_pdf([pdf], sha256="0" * 64) is None  # the file on disk is not the one that was ingested
     with pytest.raises(ValueError):
         PageRenderer(tmp_path, scale=0)
+
+
+SHARED_PDF = Path(__file__).resolve().parents[2] / "shared" / "data" / "libraries" / "ncert" / "class-10" / "science" / "jesc101.pdf"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_PDF.exists(), reason="../shared/data is absent: this reads a real NCERT chapter")
+def test_a_real_ncert_page_highlights_the_sentence_pypdf_extracted(tmp_path):
+    from tutor.pdftext import extract_pdf
+
+    page = next(p for p in extract_pdf(SHARED_PDF).pages if p.page == 3)
+    sentence = "Chemical equations can be made more concise and useful if we use chemical formulae instead of words."
+    assert sentence in " ".join(page.text.split())  # the sentence as the tutor read it (pypdf, cleaned)
+    img = PageRenderer(tmp_path / "cache").show(SHARED_PDF, 3, [sentence])
+    assert img.highlighted and len(img.boxes) == 2  # two printed lines
+    # the page has an 18 pt crop margin: the boxes sit inside the text column, not shifted off it
+    assert all(80 < left < 200 and right < img.width - 100 for left, _, right, _ in img.boxes)
