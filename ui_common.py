@@ -550,7 +550,8 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
 
 
 # ---------------------------------------------------------------------------------------------- audit frames
-AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "answer", "confidence",
+AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "resolved_question",
+                 "answer", "confidence",
                  "nearest_chapter", "nearest_section", "failed_checks", "decided_by", "llm_called", "total_ms"]
 
 
@@ -564,8 +565,9 @@ def prepare_audit(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     df["time"] = local_times(df["ts"]) if len(df) else pd.Series(dtype="datetime64[ns]")
     df["class"] = df["class"].astype(str)
-    for col in ("nearest_chapter", "nearest_section", "failed_checks", "error"):
-        df[col] = df[col].fillna("")
+    for col in ("nearest_chapter", "nearest_section", "failed_checks", "error", "resolved_question"):
+        if col in df.columns:  # resolved_question: audit logs from before migration 3 hold none
+            df[col] = df[col].fillna("")
     return df
 
 

@@ -237,6 +237,9 @@ def test_a_follow_up_in_the_chat_is_read_with_the_previous_question(env):
     assert "Question as typed** Where is it found? · **read as** " + resolved in diag
     row = AuditLog(env["audit"]).frame().iloc[0]
     assert (row["question"], row["resolved_question"]) == ("Where is it found?", resolved)
+    # the teachers' CSV carries both
+    csv = pd.read_csv(io.BytesIO(ui.audit_csv(ui.prepare_audit(AuditLog(env["audit"]).frame()))))
+    assert csv.loc[0, "question"] == "Where is it found?" and csv.loc[0, "resolved_question"] == resolved
 
 
 def test_history_and_shelf_choice_survive_page_switches(env):
