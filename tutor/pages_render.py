@@ -29,6 +29,10 @@ SPAN_SLACK = 1.6
 MIN_BLOCK = 3  # matching runs shorter than this are chance coincidences of letters, not the sentence
 
 
+# pdfium keeps global state and is not thread-safe: one page operation at a time in this process, across renderers
+_PDFIUM_LOCK = threading.Lock()
+
+
 class PageUnavailable(TutorError):
     """The PDF of a chapter, or the page asked for, cannot be shown (file gone or changed, page out of range)."""
 
@@ -147,7 +151,7 @@ class PageRenderer:
         if not 0.25 <= scale <= 6:
             raise ValueError(f"page image scale {scale} is outside [0.25, 6]")
         self.cache_dir, self.scale = Path(cache_dir), float(scale)
-        self._lock = threading.Lock()  # pdfium is not thread-safe: one page operation at a time in this process
+        self._lock = _PDFIUM_LOCK
 
     def cache_path(self, sha256: str, page: int) -> Path:
         return self.cache_dir / sha256[:2] / f"{sha256}-p{page}-s{self.scale:g}.png"
