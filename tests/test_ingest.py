@@ -153,6 +153,27 @@ def test_reingesting_unchanged_files_is_a_noop(src, store):
     assert unchanged["light.pdf"] == store.manifest("10", "science").chapters["light.pdf"].chunks
 
 
+def test_reingesting_a_shelf_made_before_sources_were_recorded_records_them_without_reembedding(src, store):
+    _ingest([src], store)
+    shelf_dir = store.shelf_dir("10", "science")
+    version = store.current_version("10", "science")
+    manifest = store.manifest("10", "science")
+    for entry in manifest.chapters.values():
+        entry.source = ""  # as a shelf written before this field existed
+    (shelf_dir / version / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+    old = store.load("10", "science")
+    report = _ingest([src], store)
+    assert {f.status for f in report.files} == {"unchanged"} and report.chunks == 0
+    assert store.current_version("10", "science") != version  # a new version, swapped in like any other
+    new = store.load("10", "science")
+    assert [c.chunk_id for c in new.chunks] == [c.chunk_id for c in old.chunks]
+    assert (new.vectors == old.vectors).all()
+    assert new.manifest.chapters["light.pdf"].source == str((src / "class-10" / "science" / "light.pdf").resolve())
+    now = {k: store.current_version(k.klass, k.subject) for k in store.keys()}
+    _ingest([src], store)  # recorded now: a no-op again
+    assert {k: store.current_version(k.klass, k.subject) for k in store.keys()} == now
+
+
 def test_a_changed_file_replaces_its_old_chunks_and_keeps_the_others(src, store):
     _ingest([src], store)
     acids_before = _texts(store, file="acids.pdf")

@@ -229,15 +229,20 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             f"rebuild it to use {embedder.name}"
         )
     todo: list[tuple[IngestItem, str]] = []
+    unplaced = False  # an unchanged chapter from a shelf made before shelves recorded where each PDF is
     for i, it in enumerate(shelf_items):
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
         known = manifest.chapters.get(it.file) if manifest else None
         if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
+            if not known.source:  # same file, same chunks: only its place is new (for the page as printed)
+                known.source, unplaced = str(Path(it.path).resolve()), True
             continue
         todo.append((it, digest))
     if not todo:
+        if unplaced and old is not None:  # a new version with the same chunks and vectors, the sources recorded
+            store.write(manifest, old.chunks, old.vectors)
         return
 
     new_chunks: dict[str, list[Chunk]] = {}
