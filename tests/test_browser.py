@@ -160,6 +160,13 @@ def expander(node, label_part: str):
                 if label_part in e.text)
 
 
+def in_view(driver, element):
+    """The element, scrolled to the middle of the window (so no pinned widget lies over it when clicked)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    time.sleep(0.2)
+    return element
+
+
 def radio_option(driver, label: str):
     """The clickable label of a st.radio option."""
     return next(o for o in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stRadio'] label")
@@ -232,11 +239,11 @@ def test_student_and_staff_journey(server, browser, shots):
     assert highlight_pixels(page_img.get_attribute("src")) > 500  # a visible band of the highlighter's yellow
     d.execute_script("arguments[0].scrollIntoView({block: 'center'});", page_img)
     shots(d, "printed-page")
-    source.click()
+    in_view(d, source).click()
 
     # Diagnostics: the checks with values and thresholds, the evidence with scores, the stage timings
     diag = expander(reply, "Diagnostics")
-    diag.click()
+    in_view(d, diag).click()  # the tall page image moved it: bring it out from under the pinned chat box
     panel = diag.find_element(By.XPATH, "./ancestor::*[@data-testid='stExpander']")
     wait(d, 30).until(lambda drv: "Stage timings" in panel.text
                       and len(panel.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']")) == 2)
