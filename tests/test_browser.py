@@ -251,6 +251,14 @@ def test_student_and_staff_journey(server, browser, shots):
     shots(d, "diagnostics")
     diag.click()
 
+    # a follow-up is read with the previous question ("its" = money's) and answered from the book
+    followup = ask_in_chat(d, "Who issues its notes?", "Reserve Bank of India")
+    assert "I don't know" not in followup.text
+    asked = d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")[-2]
+    assert "read as a follow-up" in asked.text and "Who issues its notes?" in asked.text
+    d.execute_script("arguments[0].scrollIntoView({block: 'start'});", asked)
+    shots(d, "followup")
+
     # a question the book does not answer: the refusal, its reason and what to ask instead
     refusal = ask_in_chat(d, OFF_TOPIC, "I don't know based on the textbooks.")
     assert "This question is not about anything in this textbook." in refusal.text
@@ -291,14 +299,14 @@ def test_student_and_staff_journey(server, browser, shots):
     assert "passage you selected" in user_turn.text
     shots(d, "reader")
 
-    # Teachers: both questions are in the log; the second was asked about the selected passage
+    # Teachers: every question is in the log; the last was asked about the selected passage
     go_to(d, "Teachers")
     sign_in(d, "chalk")
     wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stMetric']")))
     idle(d)
     metrics = d.find_elements(By.CSS_SELECTOR, "[data-testid='stMetric']")
     values = {m.text.split("\n")[0]: m.text.split("\n")[-1] for m in metrics}
-    assert values["Questions"] == "3" and values["Refused"] == "1", values
+    assert values["Questions"] == "4" and values["Refused"] == "1", values
     assert d.find_elements(By.CSS_SELECTOR, "[data-testid='stDownloadButton']")
     shots(d, "teachers")
 
