@@ -231,7 +231,7 @@ def test_a_follow_up_in_the_chat_is_read_with_the_previous_question(env):
     at.chat_input[0].set_value("Where is it found?").run()
     assert not at.exception
     question, reply = at.chat_message[-2], at.chat_message[-1]
-    resolved = "Where is soil is ideal for growing cotton found?"  # "it" replaced by the earlier topic, as written
+    resolved = "Where is soil found?"  # "it" replaced by the earlier question's topic
     assert f"read as a follow-up: “{resolved}”" in texts(question)
     diag = texts(reply.expander[-1])
     assert "Question as typed** Where is it found? · **read as** " + resolved in diag

@@ -73,16 +73,28 @@ def topic_words(question: str) -> list[str]:
             and w not in _POINTING]
 
 
+_JOINERS = {"of", "and", "a", "an", "the"}  # inside a noun phrase: "plaster of Paris", "power of a lens"
+
+
 def topic_phrase(question: str) -> str:
-    """The stretch of a question from its first topic word to its last, as written ("plaster of Paris")."""
+    """The question's first run of topic words, as written, joined across "of", "and" and articles ("plaster of
+    Paris", "power of a lens"): in "Why is money called a medium of exchange?" that is "money", what "it" points to."""
     wanted = set(topic_words(question))
     words = question.rstrip(" ?.!").split()
     at = [i for i, w in enumerate(words) if any(t in wanted for t in _words(w))]
     if not at:
         return ""
-    end = at[-1] + 1
-    while end < len(words) and any(t in _ASPECTS - _VERB_ASPECTS for t in _words(words[end])):
-        end += 1  # an aspect word right after the topic names it ("the Tyndall effect", "the reactivity series")
+    # a noun aspect inside the run belongs to the name ("the Tyndall effect", "heating effect of electric current")
+    inside = set(at) | {i for i, w in enumerate(words) if any(t in _ASPECTS - _VERB_ASPECTS for t in _words(w))}
+    end = at[0] + 1
+    while True:
+        j = end
+        while j < len(words) and words[j].lower() in _JOINERS:
+            j += 1
+        if j < len(words) and j in inside:
+            end = j + 1
+        else:
+            break
     return " ".join(words[at[0]:end]).strip(",;:")
 
 
