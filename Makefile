@@ -62,6 +62,7 @@ test-fast: $(STAMP)
 eval: $(STAMP)
 	$(BIN)/python -m tutor eval $(SHARED)/questions/ncert-class10.jsonl --libraries $(SHARED)/libraries --json out/eval-ncert.json
 	$(BIN)/python -m tutor eval $(SHARED)/questions/squad2-in-library.jsonl --libraries $(SHARED)/libraries --json out/eval-squad2.json
+	$(BIN)/python -m tutor followups tests/data/followups.jsonl --libraries $(SHARED)/libraries --json out/eval-followups.json
 
 # the Hindi questions and their English twins on the bilingual chapters (accuracy = answered citing the chapter in
 # either language, or refused, as labelled)

@@ -30,6 +30,8 @@ from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.embedding import HashEmbedder, default_embedder
 from tutor.errors import ShelfDamaged, TutorError
 from tutor.ingest import IngestItem, IngestReport, Progress, ingest
+from tutor.language import detect_language
+from tutor.pages_render import PageImage, PageRenderer, PageUnavailable, find_pdf
 from tutor.result import (PASTED_TEXT, AnswerSentence, Check, Source, Suggestion, TutorAnswer,
                           reason_message, refusal_sentence)
 from tutor.prompts import withhold_planted
@@ -47,6 +49,7 @@ READER_CHAPTER = "reader_chapter"  # file name of the chapter open in the reader
 READER_PAGE = "reader_page"  # PDF page number open in the reader
 READER_SELECTION = "reader_selection"  # the passage the student selected: dict(text, chapter, file, page)
 READER_HISTORY = "reader_history"  # list of turns on the Read page
+READER_VIEW = "reader_view"  # "Text" (select to ask) or "Page as printed" (the PDF page as an image)
 AUTH_TEACHER = "auth_teacher"  # fingerprint of the teacher password the user signed in with
 AUTH_MAINTAINER = "auth_maintainer"
 UPLOAD_ROUND = "upload_round"  # bumped after an ingest, to give the uploader a fresh key
@@ -131,6 +134,78 @@ def tutor_or_stop():
 def uploads_dir() -> Path:
     """Where uploaded chapter PDFs are kept so that a shelf can be rebuilt from them."""
     return data_dir() / "uploads"
+
+
+def page_cache_dir() -> Path:
+    """Where rendered PDF pages are kept (`<data dir>/page-cache`), keyed by file digest, page and scale."""
+    return data_dir() / "page-cache"
+
+
+@st.cache_resource
+def get_renderer(cache_dir: str) -> PageRenderer:
+    return PageRenderer(cache_dir)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], cache_dir: str) -> PageImage:
+    # in memory as well as on disk: every rerun redraws every answer of the chat, and each draws its pages
+    return get_renderer(cache_dir).show(Path(pdf), page, list(sentences), sha256=sha256)
+
+
+def chapter_pdf(klass: str, subject: str, file: str) -> tuple[Path, str] | None:
+    """The PDF a chapter was ingested from, and its digest: the recorded source, else the kept upload; None when
+    neither is there any more or the file there is not the one that was ingested (same sha256)."""
+    manifest = ShelfStore(index_dir()).manifest(klass, subject)  # the manifest alone: no embedder is loaded
+    entry = manifest.chapters.get(file) if manifest else None
+    if entry is None:
+        return None
+    kept = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject") / file
+    pdf = find_pdf([entry.source, kept], entry.sha256)
+    return (pdf, entry.sha256) if pdf is not None else None
+
+
+def page_image(klass: str, subject: str, file: str, page: int,
+               sentences: list[str] | tuple[str, ...] = ()) -> PageImage | str:
+    """The printed page with `sentences` highlighted, or a sentence saying why the page cannot be shown."""
+    found = chapter_pdf(klass, subject, file)
+    if found is None:
+        return (f"The printed page cannot be shown: the PDF of {file} is no longer where it was added from. "
+                "A maintainer can add it again.")
+    pdf, sha = found
+    try:
+        return _page_image(str(pdf), sha, int(page), tuple(" ".join(s.split()) for s in sentences if s.strip()),
+                           str(page_cache_dir()))
+    except PageUnavailable as e:
+        return f"The printed page cannot be shown: {e}"
+
+
+def page_image_note(img: PageImage) -> str:
+    """What the highlight on a printed page means, or why there is none."""
+    if img.highlighted:
+        return "Highlighted: the sentence the answer quotes, where it is printed on the page."
+    if not img.missing:
+        return ""
+    hindi = any(detect_language(s) == "hi" for s in img.missing)
+    why = ("Hindi pages are read by repairing or OCR-reading the damaged text, which has no positions on the printed "
+           "page, so Hindi sentences are never highlighted" if hindi else
+           "its words in the PDF differ from the text the tutor read (a formula, a figure label or a repaired word)")
+    if img.found:
+        return f"Only part of the quoted text is highlighted: the rest could not be found on the printed page ({why})."
+    return f"Shown without a highlight: the quoted sentence could not be found on the printed page ({why})."
+
+
+def draw_page_image(klass: str, subject: str, file: str, page: int,
+                    sentences: list[str] | tuple[str, ...] = (), *, width: int | str = "stretch") -> PageImage | None:
+    """The printed page in the page being drawn, with its note; a caption instead when it cannot be shown."""
+    img = page_image(klass, subject, file, page, sentences)
+    if isinstance(img, str):
+        st.caption(img)
+        return None
+    st.image(img.png, caption=f"Page {page} as printed", width=width, output_format="PNG")
+    note = page_image_note(img)
+    if note:
+        st.caption(note)
+    return img
 
 
 # ---------------------------------------------------------------------------------------------- plain helpers
@@ -596,7 +671,8 @@ def audit_health_panel(log: AuditLog) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- audit frames
-AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "answer", "confidence",
+AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "resolved_question",
+                 "answer", "confidence",
                  "nearest_chapter", "nearest_section", "failed_checks", "decided_by", "llm_called", "total_ms"]
 
 
@@ -610,8 +686,9 @@ def prepare_audit(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     df["time"] = local_times(df["ts"]) if len(df) else pd.Series(dtype="datetime64[ns]")
     df["class"] = df["class"].astype(str)
-    for col in ("nearest_chapter", "nearest_section", "failed_checks", "error"):
-        df[col] = df[col].fillna("")
+    for col in ("nearest_chapter", "nearest_section", "failed_checks", "error", "resolved_question"):
+        if col in df.columns:  # resolved_question: audit logs from before migration 3 hold none
+            df[col] = df[col].fillna("")
     return df
 
 
@@ -776,12 +853,13 @@ class PendingDraft:
         self.show(self.text)
 
 
-def ask(tutor, question: str, shelf: ShelfKey, selected=None) -> TutorAnswer:
-    """Ask the tutor. With an LLM answerer the draft streams into a pending area marked as not checked yet, which
-    is emptied when the checks have decided: the student then sees only the checked answer or the refusal."""
+def ask(tutor, question: str, shelf: ShelfKey, selected=None, previous: TutorAnswer | None = None) -> TutorAnswer:
+    """Ask the tutor; `previous` is the conversation's last answer, against which a follow-up is read. With an LLM
+    answerer the draft streams into a pending area marked as not checked yet, which is emptied when the checks
+    have decided: the student then sees only the checked answer or the refusal."""
     if not getattr(tutor.answerer, "uses_llm", False):
         with st.spinner("Looking in your textbook…"):
-            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected)
+            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, previous=previous)
     pending = st.empty()
 
     def show(text: str) -> None:
@@ -792,7 +870,8 @@ def ask(tutor, question: str, shelf: ShelfKey, selected=None) -> TutorAnswer:
 
     try:
         with st.spinner("Looking in your textbook…"):
-            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, on_token=PendingDraft(show))
+            return tutor.ask(question, shelf.klass, shelf.subject, selected=selected, on_token=PendingDraft(show),
+                             previous=previous)
     finally:
         pending.empty()
 
@@ -808,6 +887,8 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
             note += (" · about your pasted text (not found on the page)" if pasted
                      else f" · about the passage you selected on page {p['page']}" if p.get("page")
                      else " · about your passage")
+        if getattr(ans, "followup", False):
+            note += f" · read as a follow-up: “{md(ans.resolved_question)}”"
         st.caption(note)
     with st.chat_message("assistant", avatar=":material/menu_book:"):
         render_answer(ans, key=key)
@@ -868,6 +949,17 @@ def _render_answered(ans: TutorAnswer) -> None:
             st.markdown(highlighted_passage(src.text, quotes))
             st.caption(f"Passage from {md(src.file)}, {page_span(src.page, src.page_end)} · "
                        f"similarity to your question {src.score:.2f}")
+            for page, on_page in quoted_pages(src, quoting):
+                draw_page_image(ans.klass, ans.subject, src.file, page, on_page)
+
+
+def quoted_pages(src: Source, quoting: list[AnswerSentence]) -> list[tuple[int, list[str]]]:
+    """The pages to show for a source: each page a quoting sentence is on, with the sentences on it (the source's
+    first page with all of them when the sentences carry no page)."""
+    pages: dict[int, list[str]] = {}
+    for s in quoting:
+        pages.setdefault(s.page or src.page, []).append(s.text)
+    return sorted(pages.items()) or [(src.page, [])]
 
 
 def _render_refusal(ans: TutorAnswer) -> None:
@@ -903,6 +995,9 @@ def render_diagnostics(ans: TutorAnswer, *, key: str, staff: bool = False) -> No
         f"**LLM called** {'yes' if ans.llm_called else 'no'} · **Answerer** {md(ans.answerer)} · "
         f"**Mode** {MODE_LABELS.get(ans.mode, md(ans.mode))} · **Confidence** {ans.confidence:.2f}"
     )
+    if getattr(ans, "followup", False):
+        st.markdown(f"**Question as typed** {md(ans.question)} · **read as** {md(ans.resolved_question)} "
+                    "(a follow-up, read with the previous question)")
     if ans.error and staff:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
     elif ans.error:  # internal errors name files and server paths: students get the code, staff the detail

@@ -39,7 +39,8 @@ for i, turn in enumerate(turns):
     ui.render_turn(turn, key=f"ask_{i}")
 
 if question:
-    answer = ui.ask(tutor, question, shelf)
+    # the last answer is the conversation a follow-up ("What are its uses?") is read against
+    answer = ui.ask(tutor, question, shelf, previous=turns[-1]["answer"] if turns else None)
     turns.append({"question": answer.question, "answer": answer})  # an over-long question is kept cut short
     ui.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
 

@@ -56,12 +56,19 @@ with text_col:
                     args=(1,), disabled=at == len(page_numbers) - 1, width="stretch")
     selection = ss.get(ui.READER_SELECTION)
     here = selection if selection and selection.get("file") == entry.file and selection.get("page") == page else None
-    picked = ui.reader_view(pages.get(page, []), page=page, chapter=titles[entry.file], label=f"Page {page}",
-                            highlight=here["text"] if here else "", key="reader_page_view")
-    if picked and (not here or picked != here["text"]):
-        ss[ui.READER_SELECTION] = {"text": picked, "chapter": entry.chapter, "file": entry.file, "page": page,
-                                   "klass": shelf.klass, "subject": shelf.subject}
-        st.rerun()  # draw the page again with the passage marked
+    view = st.radio("View", ["Text", "Page as printed"], key=ui.READER_VIEW, horizontal=True,
+                    label_visibility="collapsed")
+    if view == "Page as printed":
+        # the real page with its figures, tables and equations; the selected passage is marked on it when found
+        ui.draw_page_image(shelf.klass, shelf.subject, entry.file, page, [here["text"]] if here else [])
+        st.caption("To select a passage and ask about it, switch back to Text.")
+    else:
+        picked = ui.reader_view(pages.get(page, []), page=page, chapter=titles[entry.file], label=f"Page {page}",
+                                highlight=here["text"] if here else "", key="reader_page_view")
+        if picked and (not here or picked != here["text"]):
+            ss[ui.READER_SELECTION] = {"text": picked, "chapter": entry.chapter, "file": entry.file, "page": page,
+                                       "klass": shelf.klass, "subject": shelf.subject}
+            st.rerun()  # draw the page again with the passage marked
     with st.expander("Can't select with the mouse? Paste the passage instead", icon=":material/content_paste:"):
         pasted = st.text_area("Passage from this page", key="reader_paste", height=120,
                               max_chars=tutor.policy.max_passage_chars,

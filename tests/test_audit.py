@@ -139,7 +139,7 @@ def test_frame_has_the_columns_and_a_time_column(tmp_path):
     empty = log.frame()
     expected = {"id", "ts", "question", "class", "subject", "mode", "decision", "reason", "message", "confidence",
                 "answer", "answerer", "llm_called", "decided_by", "best_score", "nearest_chapter", "nearest_section",
-                "failed_checks", "total_ms", "error", "time"}
+                "failed_checks", "total_ms", "error", "resolved_question", "time"}
     assert set(empty.columns) == expected and len(empty) == 0
     log.log(answered())
     log.log(refused())

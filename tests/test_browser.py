@@ -160,6 +160,19 @@ def expander(node, label_part: str):
                 if label_part in e.text)
 
 
+def in_view(driver, element):
+    """The element, scrolled to the middle of the window (so no pinned widget lies over it when clicked)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    time.sleep(0.2)
+    return element
+
+
+def radio_option(driver, label: str):
+    """The clickable label of a st.radio option."""
+    return next(o for o in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stRadio'] label")
+                if o.text.strip() == label)
+
+
 def go_to(driver, title: str) -> None:
     link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "[data-testid='stSidebarNavLink']")
                 if a.text.strip().split("\n")[-1] == title)  # the text starts with the icon's name
@@ -187,6 +200,20 @@ def ask_in_chat(driver, question: str, reply_has: str = ""):
     return reply
 
 
+def highlight_pixels(src: str) -> int:
+    """Pixels of the highlighter's translucent yellow over white paper in the page image the browser shows."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    with urllib.request.urlopen(src, timeout=30) as resp:
+        px = np.asarray(Image.open(io.BytesIO(resp.read())).convert("RGB")).astype(int)
+    r, g, b = px[..., 0], px[..., 1], px[..., 2]
+    # HIGHLIGHT_RGBA (255, 214, 0, 110) over white paper: about (255, 237, 145)
+    return int(((r > 240) & (g >= 220) & (g <= 250) & (b >= 120) & (b <= 170)).sum())
+
+
 # ---------------------------------------------------------------------------------------------- the journey
 def test_student_and_staff_journey(server, browser, shots):
     d = browser
@@ -199,23 +226,38 @@ def test_student_and_staff_journey(server, browser, shots):
     reply = ask_in_chat(d, QUESTION, "medium of exchange")
     assert "I don't know" not in reply.text
 
-    # each citation opens the quoted passage, named by chapter and page
+    # each citation opens the quoted passage, named by chapter and page, and the page as printed with the quoted
+    # sentence highlighted on it
     source = expander(reply, "Money and Credit")
     assert "page" in source.text
     source.click()
     opened = source.find_element(By.XPATH, "./ancestor::details")
     wait(d, 30).until(lambda drv: "Passage from soc02.pdf" in opened.text)
-    source.click()
+    page_img = wait(d, 60).until(lambda drv: next(iter(opened.find_elements(By.CSS_SELECTOR, "img")), None))
+    wait(d, 30).until(lambda drv: "Highlighted: the sentence the answer quotes" in opened.text)
+    assert "as printed" in opened.text
+    assert highlight_pixels(page_img.get_attribute("src")) > 500  # a visible band of the highlighter's yellow
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'});", page_img)
+    shots(d, "printed-page")
+    in_view(d, source).click()
 
     # Diagnostics: the checks with values and thresholds, the evidence with scores, the stage timings
     diag = expander(reply, "Diagnostics")
-    diag.click()
+    in_view(d, diag).click()  # the tall page image moved it: bring it out from under the pinned chat box
     panel = diag.find_element(By.XPATH, "./ancestor::*[@data-testid='stExpander']")
     wait(d, 30).until(lambda drv: "Stage timings" in panel.text
                       and len(panel.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']")) == 2)
     assert "Decided by Retrieval gate" in panel.text and "LLM called no" in panel.text
     shots(d, "diagnostics")
     diag.click()
+
+    # a follow-up is read with the previous question ("its" = money's) and answered from the book
+    followup = ask_in_chat(d, "Who issues its notes?", "Reserve Bank of India")
+    assert "I don't know" not in followup.text
+    asked = d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")[-2]
+    assert "read as a follow-up" in asked.text and "Who issues its notes?" in asked.text
+    d.execute_script("arguments[0].scrollIntoView({block: 'start'});", asked)
+    shots(d, "followup")
 
     # a question the book does not answer: the refusal, its reason and what to ask instead
     refusal = ask_in_chat(d, OFF_TOPIC, "I don't know based on the textbooks.")
@@ -229,6 +271,17 @@ def test_student_and_staff_journey(server, browser, shots):
     # Read: open Money and Credit, select a paragraph with a real mouse drag, ask about it
     go_to(d, "Read")
     choose(d, "Chapter", "Chapter 2: Money and Credit")
+    # the page as printed, beside the text view (selecting to ask stays on the text view)
+    wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")))
+    radio_option(d, "Page as printed").click()
+    idle(d)
+    printed = wait(d, 60).until(lambda drv: next(iter(drv.find_elements(By.CSS_SELECTOR, "[data-testid='stMain'] img")), None))
+    assert "switch back to Text" in d.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text
+    assert not d.find_elements(By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")
+    assert printed.size["height"] > 300
+    shots(d, "reader-printed")
+    radio_option(d, "Text").click()
+    idle(d)
     page = wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")))
     target = next(p for p in page.find_elements(By.TAG_NAME, "p") if "medium of exchange" in p.text)
     d.execute_script("arguments[0].scrollIntoView({block: 'center'});", target)
@@ -246,14 +299,14 @@ def test_student_and_staff_journey(server, browser, shots):
     assert "passage you selected" in user_turn.text
     shots(d, "reader")
 
-    # Teachers: both questions are in the log; the second was asked about the selected passage
+    # Teachers: every question is in the log; the last was asked about the selected passage
     go_to(d, "Teachers")
     sign_in(d, "chalk")
     wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stMetric']")))
     idle(d)
     metrics = d.find_elements(By.CSS_SELECTOR, "[data-testid='stMetric']")
     values = {m.text.split("\n")[0]: m.text.split("\n")[-1] for m in metrics}
-    assert values["Questions"] == "3" and values["Refused"] == "1", values
+    assert values["Questions"] == "4" and values["Refused"] == "1", values
     assert d.find_elements(By.CSS_SELECTOR, "[data-testid='stDownloadButton']")
     shots(d, "teachers")
 

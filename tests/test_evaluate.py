@@ -249,3 +249,46 @@ def test_gate_values_read_the_measures_of_an_answer():
     # an answer measured before the gate ran (e.g. empty question) reads as the worst values, never as a pass
     empty = gate_values(measured())
     assert empty["best"] == -1.0 and empty["term_coverage"] == 0.0 and empty["answerability"] == 0.0
+
+
+# ---------------------------------------------------------------------------------------------- follow-ups
+def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
+    from pathlib import Path
+
+    from tutor.evaluate import load_conversations
+
+    convs = load_conversations(Path(__file__).parent / "data" / "followups.jsonl")
+    assert len(convs) >= 44 and len({c.id for c in convs}) == len(convs)
+    expects = [c.followup.expect for c in convs]
+    assert expects.count("answer") == expects.count("refuse")
+    assert all(c.first and c.followup.question and c.first_gold_file for c in convs)
+    assert all((c.followup.gold_file is not None) == (c.followup.expect == "answer") for c in convs)
+
+
+def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
+    try:
+        from helpers_safety import EMB, SOIL, policy, write_shelf
+    except ImportError:  # tests/ imported as a package
+        from tests.helpers_safety import EMB, SOIL, policy, write_shelf
+    from tutor.evaluate import FOLLOWUP_MODES, Conversation, Question, evaluate_followups
+    from tutor.pipeline import Tutor
+    from tutor.retrieval import Library
+
+    write_shelf(tmp_path / "index", SOIL, subject="social-science")
+    lib = Library(tmp_path / "index", embedder=EMB)
+    # lenient gate, as in test_pipeline: the resolved question reaches the own-words check on this tiny shelf
+    tutors = {m: Tutor(lib, policy(unknown_term_penalty=0.0, min_confidence=0.2).with_values(**s))
+              for m, s in FOLLOWUP_MODES.items()}
+
+    def q(i, text, expect):
+        return Question(i, text, expect, "10", "social-science", "tiny", "tiny/soil.pdf" if expect == "answer" else None,
+                        None, None, "test")
+
+    convs = [Conversation("a", "Where is alluvial soil found?", q("a", "How is it deposited?", "answer"), "soil.pdf"),
+             Conversation("b", "Where is alluvial soil found?", q("b", "Where is it exported?", "refuse"), "soil.pdf")]
+    r = evaluate_followups(convs, lambda lib_name, mode: tutors[mode])
+    assert r["conversations"] == 2 and r["first_answered"] == 2 and r["followups_resolved"] == 2
+    assert r["modes"]["resolved+own-words"]["coverage"] == 1.0
+    assert r["modes"]["resolved+own-words"]["false_acceptance_rate"] == 0.0  # refused by the own-words check
+    assert r["examples"][1]["reason"] == "followup_not_covered"
+    assert r["examples"][0]["resolved"] == "How is alluvial soil deposited?"

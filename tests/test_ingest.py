@@ -113,6 +113,8 @@ def test_manifest_records_chapters_hashes_chunk_counts_and_model(src, store):
     assert set(m.chapters) == {"light.pdf", "acids.pdf"}
     light = m.chapters["light.pdf"]
     assert light.sha256 == sha256_file(src / "class-10" / "science" / "light.pdf")
+    # where the PDF was read from, so the app can show its pages as printed
+    assert light.source == str((src / "class-10" / "science" / "light.pdf").resolve())
     assert light.chapter == "Light and Refraction"
     assert light.chapter_code == "light"
     assert (light.pages, light.pages_used, light.pages_skipped) == (2, 2, [])
@@ -149,6 +151,27 @@ def test_reingesting_unchanged_files_is_a_noop(src, store):
     assert report.chunks == 0 and report.pages == 0
     unchanged = {f.file: f.chunks for f in report.files}
     assert unchanged["light.pdf"] == store.manifest("10", "science").chapters["light.pdf"].chunks
+
+
+def test_reingesting_a_shelf_made_before_sources_were_recorded_records_them_without_reembedding(src, store):
+    _ingest([src], store)
+    shelf_dir = store.shelf_dir("10", "science")
+    version = store.current_version("10", "science")
+    manifest = store.manifest("10", "science")
+    for entry in manifest.chapters.values():
+        entry.source = ""  # as a shelf written before this field existed
+    (shelf_dir / version / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+    old = store.load("10", "science")
+    report = _ingest([src], store)
+    assert {f.status for f in report.files} == {"unchanged"} and report.chunks == 0
+    assert store.current_version("10", "science") != version  # a new version, swapped in like any other
+    new = store.load("10", "science")
+    assert [c.chunk_id for c in new.chunks] == [c.chunk_id for c in old.chunks]
+    assert (new.vectors == old.vectors).all()
+    assert new.manifest.chapters["light.pdf"].source == str((src / "class-10" / "science" / "light.pdf").resolve())
+    now = {k: store.current_version(k.klass, k.subject) for k in store.keys()}
+    _ingest([src], store)  # recorded now: a no-op again
+    assert {k: store.current_version(k.klass, k.subject) for k in store.keys()} == now
 
 
 def test_a_changed_file_replaces_its_old_chunks_and_keeps_the_others(src, store):

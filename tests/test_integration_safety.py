@@ -110,3 +110,26 @@ def test_eval_on_a_slice_of_ncert_science_writes_every_key(tmp_path):
     assert rep["latency_ms"]["p50"] <= rep["latency_ms"]["p95"]
     assert sum(rep["refusal_reasons"].values()) == sum(not i["answered"] for i in rep["items"])
     assert set(rep["by_origin"]) == {r["origin"] for r in pick}
+
+
+@pytest.mark.skipif(not (SHARED / "libraries" / "ncert" / "class-10" / "science").exists(),
+                    reason="../shared/data is absent: the follow-up conversations are about its NCERT chapters")
+def test_followups_on_the_ncert_science_chapters_are_resolved_and_checked(tmp_path):
+    libs = tmp_path / "libraries" / "ncert" / "class-10"
+    libs.mkdir(parents=True)
+    (libs / "science").symlink_to(SHARED / "libraries" / "ncert" / "class-10" / "science")
+    rows = [json.loads(line) for line in (ROOT / "tests" / "data" / "followups.jsonl").read_text().splitlines()]
+    science = [r for r in rows if r["subject"] == "science"]
+    qfile = tmp_path / "followups.jsonl"
+    qfile.write_text("\n".join(json.dumps(r) for r in science))
+    out = tmp_path / "followups.json"
+    r = run("followups", str(qfile), "--libraries", str(tmp_path / "libraries"), "--eval-index", str(tmp_path / "ix"),
+            "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(out.read_text())
+    alone, resolved, shipped = (rep["modes"][m] for m in ("alone", "resolved", "resolved+own-words"))
+    assert rep["conversations"] == len(science) and rep["followups_resolved"] >= 0.8 * len(science)
+    # asked alone, "What are its uses?" finds nothing to stand on; read with the first question it is answered
+    assert shipped["coverage"] >= alone["coverage"] + 0.5
+    # the earlier topic alone lets through follow-ups the book does not answer; the own-words check stops most
+    assert shipped["false_acceptance_rate"] < resolved["false_acceptance_rate"]

@@ -128,6 +128,90 @@ def test_answer_shows_sentences_with_citations_and_sources(env):
     assert AuditLog(env["audit"]).count() == 1
 
 
+def images(node) -> list:
+    """The st.image elements under a node."""
+    return list(node.get("image"))
+
+
+def test_cited_source_shows_the_printed_page_with_the_sentence_highlighted(env):
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception
+    source = at.chat_message[-1].expander[0]
+    # the quoted sentences are on pages 1 and 2: both printed pages are shown, each with its sentence marked
+    assert len(images(source)) == 2
+    assert texts(source).count("Highlighted: the sentence the answer quotes") == 2
+    assert "without a highlight" not in texts(source)
+    assert any((env["data"] / "page-cache").rglob("*.png"))  # rendered once, kept on disk
+
+
+def test_page_notes_say_why_a_sentence_is_not_highlighted():
+    from tutor.pages_render import PageImage
+
+    def img(found=(), missing=()):
+        return PageImage(b"", 1, 1, 3, bool(found) and not missing, tuple(found), tuple(missing))
+
+    assert ui.page_image_note(img(found=["A."])).startswith("Highlighted")
+    assert ui.page_image_note(img()) == ""  # nothing was asked to be marked (the reader's plain page)
+    assert ui.page_image_note(img(missing=["A formula."])).startswith("Shown without a highlight")
+    assert ui.page_image_note(img(found=["A."], missing=["B."])).startswith("Only part of the quoted text")
+    # Hindi pages are repaired or OCR-read: no positions on the printed page, so never highlighted, and it says so
+    assert "Hindi sentences are never highlighted" in ui.page_image_note(img(missing=["पौधे भोजन बनाते हैं।"]))
+
+
+def _reword_on_shelf(index, old: str, new: str) -> None:
+    """Replace a sentence in every chunk of the science shelf (offsets kept right), as if extraction had read the
+    PDF's words differently: the page as printed no longer holds the sentence the answer quotes."""
+    import hashlib
+    import json
+
+    store = ShelfStore(index)
+    path = store.shelf_dir("10", "science") / store.current_version("10", "science") / "chunks.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for r in rows:
+        i = r["text"].find(old)
+        if i < 0:
+            continue
+        delta = len(new) - len(old)
+        r["text"] = r["text"][:i] + new + r["text"][i + len(old):]
+        r["sentences"] = [[s + (delta if s > i else 0), e + (delta if e > i else 0), p] for s, e, p in r["sentences"]]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    # the edit stands for a new version of the book: its checksum recorded as an ingest would record it
+    manifest_path = path.parent / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if manifest.get("files"):
+        manifest["files"]["chunks.jsonl"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_sentence_not_found_on_the_printed_page_shows_the_page_without_highlight(env):
+    _reword_on_shelf(env["index"], "This bending of light is called refraction of light.",
+                     "Refraction of light is what we call this bending of light.")
+    _reword_on_shelf(env["index"], "Light travels in straight lines through a uniform medium.",
+                     "Through a uniform medium, straight lines are what light travels in.")
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception
+    reply = at.chat_message[-1]
+    assert "Refraction of light is what we call this bending" in reply.markdown[0].value
+    source = reply.expander[0]
+    assert len(images(source)) >= 1  # the page is still shown
+    assert "Shown without a highlight: the quoted sentence could not be found on the printed page" in texts(source)
+
+
+def test_source_whose_pdf_is_gone_says_the_page_cannot_be_shown(env):
+    manifest = ShelfStore(env["index"]).manifest("10", "science")
+    path = ShelfStore(env["index"]).shelf_dir("10", "science") / ShelfStore(env["index"]).current_version("10", "science")
+    manifest.chapters["light.pdf"].source = str(env["data"] / "moved-away.pdf")
+    (path / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    source = at.chat_message[-1].expander[0]
+    assert not images(source)
+    assert "The printed page cannot be shown: the PDF of light.pdf is no longer where it was added from" in texts(source)
+    assert "refraction of light" in texts(source)  # the extracted passage is still there
+
+
 def test_refusal_shows_reason_suggestions_and_diagnostics(env):
     at = app()
     at.chat_input[0].set_value(OFF_TOPIC).run()
@@ -160,6 +244,24 @@ def test_the_chat_box_states_and_enforces_the_question_limit(env):
     assert len(AuditLog(env["audit"]).rows()[0]["question"]) <= 1000
 
 
+def test_a_follow_up_in_the_chat_is_read_with_the_previous_question(env):
+    at = app()
+    at.selectbox(key="_pick_subject").select("social-science").run()
+    at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
+    at.chat_input[0].set_value("Where is it found?").run()
+    assert not at.exception
+    question, reply = at.chat_message[-2], at.chat_message[-1]
+    resolved = "Where is soil found?"  # "it" replaced by the earlier question's topic
+    assert f"read as a follow-up: “{resolved}”" in texts(question)
+    diag = texts(reply.expander[-1])
+    assert "Question as typed** Where is it found? · **read as** " + resolved in diag
+    row = AuditLog(env["audit"]).frame().iloc[0]
+    assert (row["question"], row["resolved_question"]) == ("Where is it found?", resolved)
+    # the teachers' CSV carries both
+    csv = pd.read_csv(io.BytesIO(ui.audit_csv(ui.prepare_audit(AuditLog(env["audit"]).frame()))))
+    assert csv.loc[0, "question"] == "Where is it found?" and csv.loc[0, "resolved_question"] == resolved
+
+
 def test_history_and_shelf_choice_survive_page_switches(env):
     at = app()
     at.selectbox(key="_pick_subject").select("social-science").run()
@@ -188,6 +290,23 @@ def test_reader_shows_the_chapter_page_by_page(env):
     next_button.click().run()
     assert at.session_state[ui.READER_PAGE] == 2
     assert next(b for b in at.button if b.label == "Next").disabled
+
+
+def test_reader_shows_the_page_as_printed_beside_the_text_view(env):
+    at = open_page(app(), "read")
+    at.selectbox(key="_pick_chapter").select("light.pdf").run()
+    assert at.radio(key=ui.READER_VIEW).value == "Text" and not images(at)
+    at.radio(key=ui.READER_VIEW).set_value("Page as printed").run()
+    assert not at.exception
+    assert len(images(at)) == 1 and not at.get("bidi_component")  # the printed page instead of the text
+    assert "switch back to Text" in texts(at)
+    # a selection made on the text view is marked on the printed page too
+    at.session_state[ui.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+                                             "page": 1, "klass": "10", "subject": "science"}
+    at.run()
+    assert "Highlighted" in texts(at)
+    at.radio(key=ui.READER_VIEW).set_value("Text").run()
+    assert at.get("bidi_component") and not images(at)
 
 
 def test_selected_passage_is_asked_in_selected_text_mode(env):
@@ -309,6 +428,12 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
     detail = texts(at)
     assert "What the student saw" in detail and REASONS["off_topic"].rstrip(".") in detail
 
+    # an answered question's detail shows its sources' printed pages, as the student saw them
+    at.text_input(key="t_text").input("bending of light").run()
+    at.selectbox(key="t_decision").select("Answered").run()
+    assert "Highlighted: the sentence the answer quotes" in texts(at) and images(at)
+
+    at.selectbox(key="t_decision").select("Refused").run()
     at.text_input(key="t_text").input("").run()
     at.multiselect(key="t_reasons").select("selected_text_insufficient").run()
     assert "Passage the student selected" in texts(at)

@@ -425,3 +425,68 @@ def test_a_pasted_passage_not_on_its_page_is_answered_only_as_pasted_text(librar
     real = tutor(library, audit).ask(LENS_Q, "10", "science", selected=Passage(LIGHT[1].text, "Light", "light.pdf", 5))
     assert not real.was_refusal and [(s.file, s.page) for s in real.sources] == [("light.pdf", 5)]
     assert not real.notes
+
+
+# ---------------------------------------------------------------- follow-ups (tutor/followup.py)
+
+
+def test_a_follow_up_is_resolved_against_the_previous_turn_and_logged_as_typed_and_resolved(library, audit):
+    t = tutor(library, audit)
+    first = t.ask(SOIL_Q, "10", "social-science")
+    assert not first.was_refusal
+    ans = t.ask("How is it deposited?", "10", "social-science", previous=first)
+    assert ans.followup and ans.question == "How is it deposited?"
+    assert ans.resolved_question == "How is alluvial soil deposited?"
+    assert not ans.was_refusal and "deposited by rivers" in ans.answer
+    own = next(c for c in ans.checks if c.name == "followup_own_words")
+    assert own.passed and own.value == 1.0
+    assert any("follow-up" in n and "How is alluvial soil deposited?" in n for n in ans.notes)
+    row = audit.frame().iloc[0]
+    assert row["question"] == "How is it deposited?" and row["resolved_question"] == "How is alluvial soil deposited?"
+    assert audit.frame().isna().iloc[1]["resolved_question"]  # the first question stood alone: NULL
+
+
+def test_a_follow_up_the_evidence_does_not_answer_is_refused_before_the_answerer(library, audit):
+    first = tutor(library, audit).ask(SOIL_Q, "10", "social-science")
+    rec = RecordingAnswerer("Alluvial soil is exported by rivers. [1]")
+    # a lenient gate (no penalty for words the shelf never uses) lets the resolved question through on its topic
+    lenient = dict(unknown_term_penalty=0.0, min_confidence=0.2)
+    ans = tutor(library, audit, answerer=rec, **lenient).ask("Where is it exported?", "10", "social-science",
+                                                             previous=first)
+    assert ans.was_refusal and ans.reason == "followup_not_covered" and ans.followup
+    assert ans.resolved_question == "Where is alluvial soil exported?"
+    assert rec.calls == []  # the answerer never saw it
+    failed = next(c for c in ans.checks if c.name == "followup_own_words")
+    assert not failed.passed and failed.value == 0.0 and "export" in failed.detail
+    assert all(c.passed for c in ans.checks if c.stage == "gate" and c.name != "followup_own_words")
+    off = tutor(library, audit, answerer=rec, min_followup_own_words=0.0, **lenient)
+    passed_gate = off.ask("Where is it exported?", "10", "social-science", previous=first)
+    # without the check the gate lets it through to the answerer (whose invention the answer checks then refuse)
+    assert rec.calls and passed_gate.reason != "followup_not_covered" and passed_gate.decided_by == "answer_checks"
+
+
+def test_a_follow_up_to_a_refused_turn_is_asked_as_typed(library, audit):
+    t = tutor(library, audit)
+    refused = t.ask(CRICKET_Q, "10", "social-science")
+    assert refused.was_refusal
+    ans = t.ask("Who won it?", "10", "social-science", previous=refused)
+    assert not ans.followup and ans.resolved_question == "" and ans.was_refusal
+    assert any("not rescued" in n for n in ans.notes)
+
+
+def test_a_new_topic_after_an_answer_is_judged_alone(library, audit):
+    t = tutor(library, audit)
+    first = t.ask(SOIL_Q, "10", "social-science")
+    ans = t.ask("What causes soil erosion?", "10", "social-science", previous=first)
+    assert not ans.followup and ans.resolved_question == "" and ans.notes == ()
+    alone = t.ask("What causes soil erosion?", "10", "social-science")
+    assert (ans.answer, ans.reason, ans.checks) == (alone.answer, alone.reason, alone.checks)
+
+
+def test_a_previous_turn_on_another_shelf_or_with_resolution_off_is_not_leaned_on(library, audit):
+    first = tutor(library, audit).ask(SOIL_Q, "10", "social-science")
+    other = tutor(library, audit).ask("How is it deposited?", "10", "science", previous=first)
+    assert not other.followup and other.resolved_question == ""
+    off = tutor(library, audit, resolve_followups=False).ask("How is it deposited?", "10", "social-science",
+                                                             previous=first)
+    assert not off.followup and off.resolved_question == "" and off.notes == ()

@@ -277,6 +277,42 @@ def _print_report(r: dict) -> None:
     print("refusal reasons: " + ", ".join(f"{k} {v}" for k, v in r["refusal_reasons"].items()))
 
 
+def cmd_followups(args: argparse.Namespace) -> int:
+    from tutor.evaluate import FOLLOWUP_MODES, evaluate_followups, load_conversations
+    from tutor.pipeline import Tutor
+    from tutor.policy import load_policy
+    from tutor.retrieval import Library
+
+    convs = load_conversations(args.conversations)
+    indexes = _eval_library(args.libraries, {c.followup.library for c in convs}, args.eval_index)
+    base = load_policy(args.policy)
+    libraries = {name: Library(path) for name, path in indexes.items()}  # one library (and embedder) per name
+    tutors = {(name, mode): Tutor(lib, base.with_values(**settings))
+              for name, lib in libraries.items() for mode, settings in FOLLOWUP_MODES.items()}
+
+    def progress(i: int, n: int) -> None:
+        if args.progress:
+            print(f"\r{i}/{n}", end="" if i < n else "\n", file=sys.stderr, flush=True)
+
+    r = evaluate_followups(convs, lambda lib, mode: tutors[(lib, mode)], progress)
+    first = r["modes"]["alone"]
+    print(f"{r['conversations']} conversations ({first['answerable']} answerable follow-ups, {first['unanswerable']} "
+          f"the book does not answer); first turn answered from its chapter: {r['first_answered']}; follow-ups "
+          f"resolved against it: {r['followups_resolved']}")
+    print(f"{'follow-up asked':22} {'coverage':>9} {'FA':>7} {'p50 ms':>7}")
+    for mode, m in r["modes"].items():
+        print(f"{mode:22} {100 * m['coverage']:8.1f}% {100 * m['false_acceptance_rate']:6.1f}% "
+              f"{m['latency_ms']['p50']:7.1f}")
+    if args.verbose:
+        for e in r["examples"]:
+            print(f"  {e['id']} [{e['expect']}] {e['first']!r} -> {e['typed']!r} read as {e['resolved']!r}: {e['reason']}")
+    if args.json_out:
+        args.json_out.parent.mkdir(parents=True, exist_ok=True)
+        args.json_out.write_text(json.dumps(r, indent=2, ensure_ascii=False))
+        print(f"\nwritten to {args.json_out}")
+    return 0
+
+
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from tutor.evaluate import (CALIBRATED, ablation_report, ideas_report, load_questions, pareto, record_gate,
                                 recommend, split_questions, trade_off)
@@ -519,6 +555,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reader", action=argparse.BooleanOptionalAction, default=None,
                    help="the answerability reader on or off (default: the policy's)")
     p.set_defaults(fn=cmd_eval)
+
+    p = sub.add_parser("followups", help="follow-up coverage and false acceptance, alone and resolved (two-turn JSONL)")
+    p.add_argument("conversations", type=Path, help="e.g. tests/data/followups.jsonl")
+    p.add_argument("--libraries", type=Path, required=True, help="folder holding <library>/class-*/<subject>/*.pdf")
+    p.add_argument("--policy", type=Path)
+    p.add_argument("--eval-index", type=Path, default=None, help="where evaluation shelves are kept (default data/eval-index)")
+    p.add_argument("--progress", action="store_true", help="count conversations on stderr")
+    p.add_argument("--verbose", action="store_true", help="print each follow-up as typed and as resolved")
+    p.add_argument("--json", type=Path, dest="json_out", help="write the report here")
+    p.set_defaults(fn=cmd_followups)
 
     p = sub.add_parser("calibrate", help="search the thresholds: false acceptance against coverage")
     p.add_argument("questions", type=Path, nargs="+")

@@ -23,7 +23,7 @@ from tutor.text import valid_text
 
 COLUMNS = ("ts", "question", "class", "subject", "mode", "decision", "reason", "message", "confidence", "answer",
            "answerer", "llm_called", "decided_by", "best_score", "nearest_chapter", "nearest_section", "failed_checks",
-           "total_ms", "error", "result_json", "selected_text")
+           "total_ms", "error", "result_json", "selected_text", "resolved_question")
 
 
 class AuditUnavailable(TutorError):
@@ -70,6 +70,8 @@ MIGRATIONS: list[str] = [
     """,
     # 2: the passage a selected-text question was asked about
     "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
+    # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
+    "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
 ]
 
 
@@ -238,14 +240,15 @@ class AuditLog:
             time.time(), ans.question, ans.klass, ans.subject, ans.mode, "refused" if ans.was_refusal else "answered",
             ans.reason, ans.message, ans.confidence, ans.answer, ans.answerer, int(ans.llm_called), ans.decided_by,
             best, chapter, section, ",".join(c.name for c in ans.failed_checks), sum(ans.timings_ms.values()),
-            ans.error, json.dumps(ans.to_dict(), ensure_ascii=False), selected_text,
+            ans.error, json.dumps(ans.to_dict(), ensure_ascii=False), selected_text, ans.resolved_question or None,
         )
         return tuple(valid_text(v) if isinstance(v, str) else v for v in row)
 
     def rows(self, since: float | None = None, until: float | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         """Rows without the full JSON, newest first."""
         sql = "SELECT id, ts, question, class, subject, mode, decision, reason, message, confidence, answer, answerer," \
-              " llm_called, decided_by, best_score, nearest_chapter, nearest_section, failed_checks, total_ms, error" \
+              " llm_called, decided_by, best_score, nearest_chapter, nearest_section, failed_checks, total_ms, error," \
+              " resolved_question" \
               " FROM questions WHERE 1=1"
         args: list[Any] = []
         if since is not None:
@@ -268,7 +271,8 @@ class AuditLog:
         if df.empty:
             df = pd.DataFrame(columns=["id", "ts", "question", "class", "subject", "mode", "decision", "reason", "message",
                                        "confidence", "answer", "answerer", "llm_called", "decided_by", "best_score",
-                                       "nearest_chapter", "nearest_section", "failed_checks", "total_ms", "error"])
+                                       "nearest_chapter", "nearest_section", "failed_checks", "total_ms", "error",
+                                       "resolved_question"])
         df["time"] = pd.to_datetime(df["ts"].astype(float), unit="s")
         return df
 

@@ -258,12 +258,15 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     todo: list[tuple[IngestItem, str]] = []
     # chapters are known by their content: the same PDF under another name is the chapter already there, not a new one
     by_digest = {e.sha256: name for name, e in (manifest.chapters.items() if manifest else ())}
+    unplaced = False  # an unchanged chapter from a shelf made before shelves recorded where each PDF is
     for i, it in enumerate(shelf_items):
         emit(Progress("hash", i, len(shelf_items), it.file))
         digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
         known = manifest.chapters.get(it.file) if manifest else None
         if _is_current(it, digest, manifest):
             report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
+            if not known.source:  # same file, same chunks: only its place is new (for the page as printed)
+                known.source, unplaced = str(Path(it.path).resolve()), True
             continue
         twin = by_digest.get(digest)
         if twin is not None and twin != it.file:
@@ -276,6 +279,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         by_digest[digest] = it.file
         todo.append((it, digest))
     if not todo:
+        if unplaced and old is not None:  # a new version with the same chunks and vectors, the sources recorded
+            store.write(manifest, old.chunks, old.vectors)
         return
 
     new_chunks: dict[str, list[Chunk]] = {}
@@ -302,6 +307,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             pages=res.n_pages, pages_used=len(res.pages), pages_skipped=[{"page": p, "reason": r} for p, r in skipped],
             chunks=len(chunks), ingested_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), pipeline=PIPELINE_VERSION,
             flagged=[{"page": p, "sentence": t} for p, t in flagged],
+            source=str(Path(it.path).resolve()),
         )
         status = "replaced" if manifest and it.file in manifest.chapters else "added"
         report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped,

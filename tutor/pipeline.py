@@ -19,6 +19,7 @@ from tutor.checks import (check_citations, check_grounding, check_instructions, 
                           supporting_passage, verdict)
 from tutor.chunking import Chunk
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
+from tutor.followup import Resolution, check_own_words, resolve
 from tutor.gate import GateDecision, decide
 from tutor.policy import Policy
 from tutor.language import detect_language
@@ -117,9 +118,11 @@ class Tutor:
 
     # ------------------------------------------------------------------ entry point
     def ask(self, question: str, klass: str, subject: str, selected: Passage | None = None,
-            on_token: OnToken | None = None) -> TutorAnswer:
+            on_token: OnToken | None = None, previous: TutorAnswer | None = None) -> TutorAnswer:
         """Answer from the shelf (or only from `selected`), or refuse with the reason; always logged.
 
+        `previous` is the conversation's last turn on the whole shelf: a follow-up ("What are its uses?") is read
+        against it before retrieval (tutor/followup.py), and the gate and every check judge the resolved question.
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
         p = self.policy
@@ -140,13 +143,15 @@ class Tutor:
                                 notes=(f"the passage had {len(selected.text):,} characters; the limit is "
                                        f"{p.max_passage_chars:,} (max_passage_chars)",))
             return self._log(ans, timer, _cut(selected.text, p.max_passage_chars))
+        res = Resolution(question, question, False)
         try:
             if not question:
                 raise EmptyQuestion()
             if selected is not None:
                 ans = self._ask_selected(question, str(klass), subject, selected, timer, on_token)
             else:
-                ans = self._ask_library(question, str(klass), subject, timer, on_token)
+                res = self._resolution(question, str(klass), subject, previous)  # microseconds: not a timed stage
+                ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res)
         except EmptyQuestion:
             ans = self._refusal(question, klass, subject, mode, "empty_question", timer)
         except ShelfNotFound as e:
@@ -162,11 +167,23 @@ class Tutor:
             ans = self._refusal(question, klass, subject, mode, "answerer_error", timer, decided_by="error",
                                 error=f"{type(e).__name__}: {e}",
                                 llm_called=self.answerer.uses_llm and "answer" in timer.ms)
+        if res.cues:  # the student's own words are what the log and the page show; the resolution beside them
+            ans = replace(ans, question=question, resolved_question=res.resolved if res.followup else "",
+                          followup=res.followup, notes=(res.note,) + ans.notes)
         return self._log(ans, timer, selected.text if selected is not None else None)
+
+    def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
+        if not self.policy.resolve_followups:
+            return Resolution(question, question, False)
+        # only a turn on the same shelf, asked of the whole shelf, is a conversation to lean on
+        if previous is not None and (previous.mode != "library" or (str(previous.klass), previous.subject)
+                                     != (str(klass), subject)):
+            previous = None
+        return resolve(question, previous)
 
     # ------------------------------------------------------------------ library mode
     def _ask_library(self, question: str, klass: str, subject: str, timer: _Timer,
-                     on_token: OnToken | None = None) -> TutorAnswer:
+                     on_token: OnToken | None = None, followup: Resolution | None = None) -> TutorAnswer:
         shelf = self.library.shelf(klass, subject)
         p = self._policy_for(shelf)
         stats = self._shelf_stats(shelf)
@@ -185,6 +202,12 @@ class Tutor:
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
             others = [(s.key, s.best) for s in self.library.shelf_scores(asked, k=5, query_vec=qvec)
                       if s.key != shelf.key and s.best > -1.0]
+        if followup is not None and followup.followup and followup.chapter and p.followup_same_chapter:
+            # a follow-up continues the previous answer's chapter when the resolved question finds evidence there
+            same = [h for h in hits if h.chunk.chapter == followup.chapter]
+            if any(h.chunk.is_evidence for h in same) and len(same) < len(hits):
+                hits = same
+                notes.append(f"follow-up: kept to the earlier answer's chapter, {followup.chapter!r}")
         # a shelf built with another embedding model scores on its own scale: its margin over its own model's
         # min_confidence, put on this shelf's scale, is what the gate's wrong-shelf check compares
         others = [(k, self._on_scale(k, score, shelf, p)) for k, score in others]
@@ -201,6 +224,11 @@ class Tutor:
         timer.check("rerank" if self.reranker is not None else "search")
         with timer.stage("gate"):
             decision = decide(asked, hits, p, stats, others, rerank)
+            if decision.passed and followup is not None and followup.followup:
+                # the earlier topic found the evidence; the follow-up's own words ("uses", "discovered") must be in it
+                own = check_own_words(followup, [h.chunk.text for h in decision.evidence], p.min_followup_own_words)
+                decision = replace(decision, checks=decision.checks + (own,),
+                                   **({} if own.passed else {"passed": False, "reason": own.reason}))
         timer.check("gate")
         found = None
         if decision.passed and self.reader is not None and p.reader:

@@ -89,6 +89,13 @@ class Policy:
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
     require_names: bool = _f(True, "proper names in the question must occur in the evidence")
     require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the answer")
+    # follow-up questions (tutor/followup.py)
+    resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
+                                 "previous answered turn before retrieval; off: every question is judged alone")
+    followup_same_chapter: bool = _f(True, "a resolved follow-up is answered from the previous turn's evidence chapter "
+                                     "when retrieval finds evidence there")
+    min_followup_own_words: float = _f(1.0, "share of a follow-up's own words (its aspect: 'uses', 'discovered'; not "
+                                       "the earlier topic) the evidence must contain", 0, 1)
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
     min_window_overlap: float = _f(1.0, "share of a sentence's content words found in one place of the text it cites "

@@ -49,6 +49,7 @@ REASONS: dict[str, str] = {
     "question_timeout": "Answering this question took too long, so I stopped. Please ask a shorter or simpler question.",
     "shelf_damaged": "This textbook cannot be opened right now: its files are damaged. The maintainers can see this and "
                      "repair it; other subjects still work.",
+    "followup_not_covered": "Your textbook's pages about what we were talking about do not say this, so I won't guess.",
 }
 
 
@@ -88,6 +89,7 @@ REASONS_HI: dict[str, str] = {
     "question_timeout": "इस प्रश्न का उत्तर देने में बहुत समय लगा, इसलिए मैंने रोक दिया। कृपया छोटा या सरल प्रश्न पूछिए।",
     "shelf_damaged": "यह पाठ्यपुस्तक अभी खोली नहीं जा सकती: इसकी फ़ाइलें खराब हो गई हैं। अनुरक्षक इसे देख सकते हैं और "
                      "ठीक कर सकते हैं; दूसरे विषय काम करते हैं।",
+    "followup_not_covered": "जिस विषय पर हम बात कर रहे थे, उसके बारे में पाठ्यपुस्तक के पृष्ठ यह नहीं बताते, इसलिए मैं अनुमान नहीं लगाऊँगा।",
 }
 
 
@@ -207,6 +209,10 @@ class TutorAnswer:
     draft_sentences: tuple[AnswerSentence, ...] = ()
     notes: tuple[str, ...] = ()  # what happened on the way that a maintainer should know (e.g. a reranker fallback)
     direct_answer: str = ""  # the reader's answer span, a quote inside the first answer sentence ("" when none)
+    # a follow-up ("What are its uses?") is read against the previous turn: `question` is what the student typed,
+    # `resolved_question` what retrieval, the gate and the answerer read ("" when the question stood alone)
+    resolved_question: str = ""
+    followup: bool = False
 
     @property
     def failed_checks(self) -> list[Check]:

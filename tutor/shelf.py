@@ -66,6 +66,7 @@ class ChapterEntry:
     ingested_at: str
     pipeline: str = ""  # the ingestion pipeline version that made the chunks
     flagged: list[dict] = field(default_factory=list)  # planted sentences found at ingest: {"page", "sentence"}
+    source: str = ""  # where the PDF was read from (absolute path), so its pages can be shown as printed
 
 
 @dataclass
