@@ -40,6 +40,14 @@ def test_shipped_reader_tells_an_answer_from_a_related_unanswered_question():
 
 
 @needs_reader
+def test_a_question_longer_than_the_reader_reads_is_cut_not_an_error():
+    # an exercise line pasted with the chapter summary after it: longer than max_length word pieces on its own
+    long_q = "Who commissioned the Taj Mahal? " + "The producers make energy from sunlight available. " * 60
+    reading, = shared_reader().read(long_q, [PASSAGE])
+    assert 0.0 <= reading.probability <= 1.0
+
+
+@needs_reader
 def test_shipped_support_head_catches_a_swapped_name():
     r = shared_reader()
     good, bad = r.supports(["Shah Jahan commissioned the Taj Mahal in 1632.",

@@ -13,6 +13,7 @@ from a hub. Inference is batched, shortest padding, one forward pass for all pas
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
@@ -68,10 +69,21 @@ def make_tokenizer(max_length: int):
     return tok
 
 
+@functools.lru_cache(maxsize=1)
+def _single_tokenizer():
+    """The same tokenizer without pair truncation (which refuses a single text longer than max_length)."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(base_model_path() / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    return tok
+
+
 def short_question(tok, question: str) -> str:
     """The question cut to MAX_QUESTION_TOKENS word pieces (a 1 MB question must not crowd out the passage)."""
     question = question[:2000]
-    enc = tok.encode(question, add_special_tokens=False)
+    enc = _single_tokenizer().encode(question, add_special_tokens=False)
     if len(enc.ids) <= MAX_QUESTION_TOKENS:
         return question
     return question[: enc.offsets[MAX_QUESTION_TOKENS - 1][1]]
