@@ -5,7 +5,6 @@ name and cause and leaves its shelf as it was. Extraction runs in worker process
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import time
@@ -20,6 +19,7 @@ import numpy as np
 from tutor.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
 from tutor.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
 from tutor.errors import IngestError, PdfRefused, ShelfDamaged
+from tutor.files import sha256_file
 from tutor.pdftext import ExtractedPdf, extract_pdf
 from tutor.hindi_pdf import fix_hindi_pages
 from tutor.language import HINDI, detect_language
@@ -99,14 +99,6 @@ class IngestReport:
     @property
     def refused(self) -> list[FileReport]:
         return [f for f in self.files if f.status == "refused"]
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def discover(paths: list[str | Path], klass: str | None = None, subject: str | None = None) -> list[IngestItem]:

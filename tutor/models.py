@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tutor.config import PROJECT_ROOT
 from tutor.errors import TutorError
+from tutor.files import sha256_file
 
 QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 QWEN_PARTS = 22
@@ -41,14 +42,6 @@ def qwen_part_paths() -> list[Path]:
                                "or `pip install .[llm]`") from e
         out.append(Path(mod.get_part_path()))
     return out
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def assemble_qwen(target: Path | None = None, *, force: bool = False) -> Path:

@@ -6,7 +6,6 @@ page from the PDF's own text positions. No Streamlit here: a page shows what `Pa
 from __future__ import annotations
 
 import difflib
-import hashlib
 import io
 import os
 import threading
@@ -16,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tutor.errors import TutorError
+from tutor.files import sha256_file
 
 # 1.5 x the PDF's 72 dpi: an NCERT page (576 x 785 pt) becomes 864 x 1178 px, legible in a chat column and
 # about 0.1 s to render on these cores; the cache key carries the scale, so changing it never serves stale images
@@ -114,11 +114,7 @@ def locate(page_text: str, sentence: str) -> tuple[int, int] | None:
 # ---------------------------------------------------------------------------------------------- files
 @lru_cache(maxsize=512)
 def _digest(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
+    return sha256_file(path)
 
 
 def file_digest(path: Path) -> str:

@@ -14,7 +14,6 @@ from a hub. Inference is batched, shortest padding, one forward pass for all pas
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import threading
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Sequence
 import numpy as np
 
 from tutor.config import PROJECT_ROOT
+from tutor.files import sha256_file
 
 READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
 WEIGHTS_FILE = "reader.safetensors"
@@ -43,14 +43,6 @@ class Reading:
     end: int
     span_score: float = 0.0
     null_score: float = 0.0  # the span head's score for "no answer" ([CLS] as start and end), SQuAD 2.0 style
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
 
 
 def base_model_path() -> Path:

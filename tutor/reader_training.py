@@ -243,22 +243,16 @@ def ncert_examples(library, rng: random.Random, keep: str = "train", max_questio
         hits = [h for h in shelf.search(qvec, 40) if h.chunk.is_evidence]
         own = [h for h in hits if h.chunk.file == file]
         other = [h for h in hits if h.chunk.file != file]
-        stats = stats_cache.setdefault(shelf.key, TermStats([c.text for c in shelf.chunks]))
-        weights = term_weights(q, stats)
-        if own and own[0].score >= min_cosine:
-            cands = rank_sentences(q, own[:2], weights)
+        if shelf.key not in stats_cache:  # once per shelf (setdefault would build it again for every question)
+            stats_cache[shelf.key] = TermStats([c.text for c in shelf.chunks])
+        weights = term_weights(q, stats_cache[shelf.key])
+        for label, pool in ((1, own if own and own[0].score >= min_cosine else []), (0, other)):
+            cands = rank_sentences(q, pool[:2], weights) if pool else []
             if cands:
                 c0 = cands[0]
                 spans = [(s, e) for s, e, _ in c0.hit.chunk.sentences]
                 text, _ = window(c0.hit.chunk.text, spans, c0.index - 1)
-                out.append(Example("qa", q, text, 1, None, "ncert", c0.hit.chunk.chapter_code))
-        if other:
-            cands = rank_sentences(q, other[:2], weights)
-            if cands:
-                c0 = cands[0]
-                spans = [(s, e) for s, e, _ in c0.hit.chunk.sentences]
-                text, _ = window(c0.hit.chunk.text, spans, c0.index - 1)
-                out.append(Example("qa", q, text, 0, None, "ncert", c0.hit.chunk.chapter_code))
+                out.append(Example("qa", q, text, label, None, "ncert", c0.hit.chunk.chapter_code))
     return out, passages
 
 
@@ -402,7 +396,8 @@ def export(net, out_dir: Path, config: dict) -> dict:
     """Write the weights in fp16 (without the frozen word embeddings) and the config with their sha256."""
     from safetensors.torch import save_file
 
-    from tutor.reader import CONFIG_FILE, WEIGHTS_FILE, sha256_file
+    from tutor.files import sha256_file
+    from tutor.reader import CONFIG_FILE, WEIGHTS_FILE
 
     state = {k: v.detach().half().contiguous() for k, v in net.state_dict().items()
              if not k.startswith("bert.embeddings.word_embeddings")}

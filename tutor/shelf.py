@@ -27,6 +27,7 @@ import faiss  # noqa: E402
 
 from tutor.chunking import Chunk
 from tutor.errors import ShelfDamaged, ShelfNotFound
+from tutor.files import sha256_file
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
 
@@ -322,7 +323,7 @@ class ShelfStore:
         manifest = self.manifest_of(klass, subject, version)
         for name, want in manifest.files.items():  # shelves written before checksums have none: nothing to check
             try:
-                got = _sha256(vdir / name)
+                got = sha256_file(vdir / name)
             except OSError as e:
                 raise ShelfDamaged(klass, subject, f"{version}/{name} cannot be read ({e})", version) from e
             if got != want:
@@ -411,7 +412,7 @@ class ShelfStore:
                 f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
         np.save(tmp / "vectors.npy", np.asarray(vectors, dtype=np.float32))
         faiss.write_index(build_index(np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim), manifest.index_type), str(tmp / "index.faiss"))
-        manifest.files = {name: _sha256(tmp / name) for name in ("chunks.jsonl", "vectors.npy", "index.faiss")}
+        manifest.files = {name: sha256_file(tmp / name) for name in ("chunks.jsonl", "vectors.npy", "index.faiss")}
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         for p in tmp.iterdir():
             with open(p, "rb") as fh:
@@ -435,13 +436,3 @@ class ShelfStore:
     def delete(self, klass: str, subject: str) -> None:
         """Remove a whole shelf."""
         shutil.rmtree(self.shelf_dir(klass, subject), ignore_errors=True)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
