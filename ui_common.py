@@ -25,18 +25,18 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tutor.audit import AuditLog
+from tutor.audit.log import AuditLog
 from tutor.config import audit_db_path, data_dir, index_dir
-from tutor.embedding import HashEmbedder, default_embedder
+from tutor.retrieval.embedding import HashEmbedder, default_embedder
 from tutor.errors import ShelfDamaged, TutorError
-from tutor.ingest import IngestItem, IngestReport, Progress, ingest
-from tutor.language import detect_language
-from tutor.pages_render import PageImage, PageRenderer, PageUnavailable, find_pdf
-from tutor.result import (PASTED_TEXT, AnswerSentence, Check, Source, Suggestion, TutorAnswer,
+from tutor.ingest.builder import IngestItem, IngestReport, Progress, ingest
+from tutor.text.language import detect_language
+from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
+from tutor.types import (PASTED_TEXT, AnswerSentence, Check, Source, Suggestion, TutorAnswer,
                           reason_message, refusal_sentence)
-from tutor.prompts import withhold_planted
-from tutor.retrieval import Library
-from tutor.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
+from tutor.answering.prompts import withhold_planted
+from tutor.retrieval.search import Library
+from tutor.store.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 
 APP_PATH = Path(__file__).resolve().with_name("app.py")
 
@@ -99,7 +99,7 @@ def get_tutor(root: str, audit_path: str, kind: str):
 
     The answerer comes from the policy (`TUTOR_ANSWERER`: extractive, local or openai); an OpenAI-compatible
     server's address, model and key come from st.secrets ([llm] base_url/model/api_key) or the environment."""
-    from tutor.answerers import make_parts
+    from tutor.answering.llm_answerer import make_parts
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
 
@@ -538,7 +538,7 @@ def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
 
 
 def sha256_of(path: Path) -> str:
-    from tutor.ingest import sha256_file
+    from tutor.ingest.builder import sha256_file
 
     return sha256_file(path)
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 import ui_common as ui
 from tutor.errors import ShelfDamaged
-from tutor.result import reason_message
+from tutor.types import reason_message
 
 tutor, shelves = ui.student_page(
     "Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "

@@ -11,10 +11,10 @@ import pandas as pd
 import streamlit as st
 
 import ui_common as ui
-from tutor.embedding import E5_NAME, MINILM_NAME, embedder_by_name
+from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, embedder_by_name
 from tutor.errors import ShelfDamaged, TutorError
-from tutor.ingest import IngestItem, ingest, remove_chapter
-from tutor.shelf import check_name
+from tutor.ingest.builder import IngestItem, ingest, remove_chapter
+from tutor.store.shelf import check_name
 
 ui.through_app()
 ui.page_header("Maintainers", "Add textbook chapters, check what each shelf holds, and remove or rebuild chapters.")

@@ -7,7 +7,7 @@ import streamlit as st
 import ui_common as ui
 from tutor.errors import ShelfDamaged
 from tutor.pipeline import Passage
-from tutor.result import reason_message
+from tutor.types import reason_message
 
 tutor, shelves = ui.student_page(
     "Read and ask", "Read a chapter page by page. Select a sentence or a paragraph with your mouse and "

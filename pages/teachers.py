@@ -8,8 +8,8 @@ import altair as alt
 import streamlit as st
 
 import ui_common as ui
-from tutor.audit import AuditUnavailable
-from tutor.result import REASONS
+from tutor.audit.log import AuditUnavailable
+from tutor.types import REASONS
 
 ui.through_app()
 ui.page_header("Teachers", "What students asked, what the tutor answered or refused and why, and where the "

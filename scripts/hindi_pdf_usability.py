@@ -3,8 +3,8 @@
 Usage:  .venv/bin/python scripts/hindi_pdf_usability.py [PDF ...] [--raw] [--ocr] [--dic PATH] [--worst N] [--json OUT]
         (default PDFs: ../shared/data/libraries/ncert-bilingual/**/*-hi.pdf)
 
-The measure. Each page's text (as tutor.pdftext.extract_pdf gives it to the tutor, or plain pypdf with --raw) goes
-through tutor.normalize.normalize_for_matching, the form the lexical side matches on, so differences that
+The measure. Each page's text (as tutor.ingest.pdftext.extract_pdf gives it to the tutor, or plain pypdf with --raw) goes
+through tutor.text.normalize.normalize_for_matching, the form the lexical side matches on, so differences that
 normalisation already removes (ZWJ/ZWNJ, nukta encoding, candrabindu, punctuation) are not counted as damage. Every
 whitespace token holding a Devanagari letter is put in the first class that fits:
 
@@ -25,7 +25,7 @@ topics (tests/data/hindi-questions.jsonl) and reports each page's usable share r
 counts as usable when its relative score is at least --page-threshold (default 0.8) and it holds at least
 --min-tokens Devanagari tokens. Without the word list the script reports the dictionary-free figures only.
 
-The classes, the word list and the OCR come from tutor/hindi_pdf.py, the same code the ingest uses to keep or
+The classes, the word list and the OCR come from tutor/ingest/hindi_pdf.py, the same code the ingest uses to keep or
 drop a Hindi page. With --ocr each page is also rendered (pdftoppm, 300 dpi) and read by Tesseract (hin), and the OCR text is scored
 the same way: a check that the measure tells clean Hindi from damaged Hindi on the very same page, and a figure for
 what an OCR fallback would recover (Debian packages poppler-utils, tesseract-ocr, tesseract-ocr-hin; about 8 s a page
@@ -43,7 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tutor.hindi_pdf import (  # noqa: E402  (the measure the ingest uses: one implementation)
+from tutor.ingest.hindi_pdf import (  # noqa: E402  (the measure the ingest uses: one implementation)
     CLASSES, HUNSPELL_HI, classify, devanagari_tokens, load_vocabulary, ocr_missing, ocr_page,
 )
 
@@ -96,7 +96,7 @@ def page_texts(pdf: Path, raw: bool) -> list[tuple[int, str]]:
         from pypdf import PdfReader
 
         return [(i, p.extract_text() or "") for i, p in enumerate(PdfReader(pdf).pages, 1)]
-    from tutor.pdftext import extract_pdf
+    from tutor.ingest.pdftext import extract_pdf
 
     out = extract_pdf(pdf)
     got = {p.page: p.text for p in out.pages}
@@ -147,7 +147,7 @@ def pct(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pdfs", nargs="*", type=Path, help="Hindi PDFs (default: every *-hi.pdf under ncert-bilingual)")
-    ap.add_argument("--raw", action="store_true", help="measure plain pypdf text instead of tutor.pdftext's pages")
+    ap.add_argument("--raw", action="store_true", help="measure plain pypdf text instead of tutor.ingest.pdftext's pages")
     ap.add_argument("--ocr", action="store_true", help="also score Tesseract OCR of each page (slow: ~8 s a page)")
     ap.add_argument("--dic", type=Path, default=DEFAULT_DIC, help="Hunspell .dic word list (hunspell-hi)")
     ap.add_argument("--control", type=Path, default=DEFAULT_CONTROL, help="JSONL of clean Hindi questions")
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     control = control_tally(args.control, vocabulary)
     ceiling = control.share("usable") if control and vocabulary is not None else None
 
-    print(f"source: {'plain pypdf' if args.raw else 'tutor.pdftext.extract_pdf'}; tokens: Devanagari tokens after "
+    print(f"source: {'plain pypdf' if args.raw else 'tutor.ingest.pdftext.extract_pdf'}; tokens: Devanagari tokens after "
           f"normalize_for_matching; vocabulary: {len(vocabulary) if vocabulary else 0} words from {args.dic}")
     if control:
         print(f"control (clean typed Hindi, {args.control.name}): {control.total} tokens, well-formed "

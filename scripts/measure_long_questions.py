@@ -32,12 +32,12 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="the other student's questions timed in each phase")
     args = ap.parse_args()
     setup_offline()
-    from tutor.embedding import default_embedder
-    from tutor.ingest import discover, ingest
+    from tutor.retrieval.embedding import default_embedder
+    from tutor.ingest.builder import discover, ingest
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
-    from tutor.retrieval import Library
-    from tutor.shelf import ShelfStore
+    from tutor.retrieval.search import Library
+    from tutor.store.shelf import ShelfStore
 
     policy = load_policy()
     if args.max_question_chars:

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tutor.config import data_dir, setup_offline  # noqa: E402
-from tutor.pages_render import PageRenderer, file_digest  # noqa: E402
+from tutor.store.pages import PageRenderer, file_digest  # noqa: E402
 
 
 def pct(values: list[float], p: float) -> float:
@@ -54,10 +54,10 @@ def render_all(folder: Path, cache: Path) -> dict:
 
 
 def answers_with_pages(folder: Path, questions: Path, index: Path, limit: int | None) -> dict:
-    from tutor.evaluate import load_questions
+    from tutor.evaluation.evaluate import load_questions
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     tutor = Tutor(Library(index), load_policy())
     qs = [q for q in load_questions(questions) if q.expect == "answer"][:limit]

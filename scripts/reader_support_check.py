@@ -20,12 +20,12 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> int:
     from tutor.__main__ import _eval_library
-    from tutor.checks import quoted, supporting_passage
-    from tutor.evaluate import load_questions
+    from tutor.safety.checks import quoted, supporting_passage
+    from tutor.evaluation.evaluate import load_questions
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
-    from tutor.reader import shared_reader
-    from tutor.retrieval import Library
+    from tutor.reader.model import shared_reader
+    from tutor.retrieval.search import Library
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--libraries", type=Path, required=True)

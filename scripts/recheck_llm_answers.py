@@ -2,7 +2,7 @@
 `python -m tutor eval --answerer local --answers A.jsonl --json E.json`, without calling the model again.
 
 The test only adds a condition to a sentence's support, so a draft that failed the checks still fails; a draft that
-passed keeps passing only if every sentence is still supported by `tutor.checks.sentence_support` under the current
+passed keeps passing only if every sentence is still supported by `tutor.safety.checks.sentence_support` under the current
 policy (which now asks for every content word in one place of the text it cites). Prints the
 eval's figures as they would be under the current policy, and the hand-checked figures when the JSONL carries
 `hand_supported` verdicts.
@@ -17,10 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tutor.checks import sentence_support  # noqa: E402
-from tutor.evaluate import rate  # noqa: E402
+from tutor.safety.checks import sentence_support  # noqa: E402
+from tutor.evaluation.evaluate import rate  # noqa: E402
 from tutor.policy import load_policy  # noqa: E402
-from tutor.result import AnswerSentence, Source  # noqa: E402
+from tutor.types import AnswerSentence, Source  # noqa: E402
 
 
 def still_passes(record: dict, policy) -> bool:

@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from tutor.llm import LLMError, _run_with_deadline
+from tutor.answering.llm import LLMError, _run_with_deadline
 
 
 @dataclass

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from tutor.answer import Draft, parse_sentences
-from tutor.chunking import Chunk
-from tutor.embedding import HashEmbedder
+from tutor.answering.extractive import Draft, parse_sentences
+from tutor.ingest.chunking import Chunk
+from tutor.retrieval.embedding import HashEmbedder
 from tutor.policy import Policy
-from tutor.result import Check, Source
-from tutor.shelf import Hit, Manifest, ShelfStore
+from tutor.types import Check, Source
+from tutor.store.shelf import Hit, Manifest, ShelfStore
 
 EMB = HashEmbedder()
 

@@ -11,11 +11,11 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import LIGHT, chunk, hits, policy, source
 
-from tutor.answer import ExtractiveAnswerer, parse_sentences
-from tutor.chunking import Chunk
-from tutor.gate import decide
-from tutor.result import AnswerSentence
-from tutor.text import TermStats
+from tutor.answering.extractive import ExtractiveAnswerer, parse_sentences
+from tutor.ingest.chunking import Chunk
+from tutor.safety.gate import decide
+from tutor.types import AnswerSentence
+from tutor.text.terms import TermStats
 
 ANSWERER = ExtractiveAnswerer()
 

@@ -12,15 +12,15 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
 
-from tutor.answer import Draft
-from tutor.answerability import check_support, finding, lead_with_span, read_decision, windows
-from tutor.evaluate import Question, accepts, split_questions
-from tutor.gate import decide
+from tutor.answering.extractive import Draft
+from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows
+from tutor.evaluation.evaluate import Question, accepts, split_questions
+from tutor.safety.gate import decide
 from tutor.pipeline import Passage, Tutor
-from tutor.reader import Reading
-from tutor.result import AnswerSentence
-from tutor.retrieval import Library
-from tutor.text import TermStats
+from tutor.reader.model import Reading
+from tutor.types import AnswerSentence
+from tutor.retrieval.search import Library
+from tutor.text.terms import TermStats
 
 
 @dataclass
@@ -197,7 +197,7 @@ def _q(id_, expect, library, gold=None):
 def test_held_out_split_is_by_article_and_chapter(tmp_path):
     import json
 
-    from tutor.reader_training import heldout_articles, heldout_chapter
+    from tutor.reader.training import heldout_articles, heldout_chapter
 
     data = {"data": [{"title": t, "paragraphs": [{"context": "c", "qas": [{"id": f"id-{t}", "question": "q"}]}]}
                      for t in ("Alpha", "Beta", "Gamma", "Delta")]}

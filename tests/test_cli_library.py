@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tutor.__main__ import main
-from tutor.shelf import ShelfKey, ShelfStore
+from tutor.store.shelf import ShelfKey, ShelfStore
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "library"
 

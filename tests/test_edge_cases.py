@@ -14,12 +14,12 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_library import LIGHT_PAGES, make_pdf
 
-from tutor.chunking import detect_chapter
-from tutor.embedding import HashEmbedder
+from tutor.ingest.chunking import detect_chapter
+from tutor.retrieval.embedding import HashEmbedder
 from tutor.errors import PdfRefused
-from tutor.ingest import IngestItem, ingest
-from tutor.pdftext import ExtractedPdf, extract_pdf, is_mojibake_line
-from tutor.shelf import ShelfStore
+from tutor.ingest.builder import IngestItem, ingest
+from tutor.ingest.pdftext import ExtractedPdf, extract_pdf, is_mojibake_line
+from tutor.store.shelf import ShelfStore
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 EDGE = SHARED_DATA / "edge-cases"

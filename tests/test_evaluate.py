@@ -9,9 +9,9 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import policy, source
 
-from tutor.evaluate import (Question, accepts, evaluate, gate_values, judge, load_questions, pareto, permissive,
+from tutor.evaluation.evaluate import (Question, accepts, evaluate, gate_values, judge, load_questions, pareto, permissive,
                             recommend, restates_question, summarise, trade_off)
-from tutor.result import REFUSAL_SENTENCE, AnswerSentence, TutorAnswer
+from tutor.types import REFUSAL_SENTENCE, AnswerSentence, TutorAnswer
 
 LENS_Q = "What is the power of a lens measured in?"
 LENS_TEXT = "The power of a lens is measured in dioptres."
@@ -255,7 +255,7 @@ def test_gate_values_read_the_measures_of_an_answer():
 def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
     from pathlib import Path
 
-    from tutor.evaluate import load_conversations
+    from tutor.evaluation.evaluate import load_conversations
 
     convs = load_conversations(Path(__file__).parent / "data" / "followups.jsonl")
     assert len(convs) >= 44 and len({c.id for c in convs}) == len(convs)
@@ -270,9 +270,9 @@ def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
         from helpers_safety import EMB, SOIL, policy, write_shelf
     except ImportError:  # tests/ imported as a package
         from tests.helpers_safety import EMB, SOIL, policy, write_shelf
-    from tutor.evaluate import FOLLOWUP_MODES, Conversation, Question, evaluate_followups
+    from tutor.evaluation.evaluate import FOLLOWUP_MODES, Conversation, Question, evaluate_followups
     from tutor.pipeline import Tutor
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     write_shelf(tmp_path / "index", SOIL, subject="social-science")
     lib = Library(tmp_path / "index", embedder=EMB)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutor.followup import Resolution, check_own_words, followup_cues, own_words, resolve, topic_phrase
-from tutor.result import Source, TutorAnswer
+from tutor.retrieval.followup import Resolution, check_own_words, followup_cues, own_words, resolve, topic_phrase
+from tutor.types import Source, TutorAnswer
 
 
 def turn(question: str, *, refused: bool = False, chapter: str = "Acids, Bases and Salts", resolved: str = "",

@@ -12,9 +12,9 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import LIGHT, check, chunk, hits, policy
 
-from tutor.gate import decide
-from tutor.shelf import ShelfKey
-from tutor.text import TermStats
+from tutor.safety.gate import decide
+from tutor.store.shelf import ShelfKey
+from tutor.text.terms import TermStats
 
 PRISM = "A glass prism splits white light into a spectrum of colours."
 STATS = TermStats([c.text for c in LIGHT] + [PRISM])  # "prism" is known to the shelf but not in LIGHT[0]

@@ -13,10 +13,10 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
 
-from tutor.embedding import HashEmbedder
+from tutor.retrieval.embedding import HashEmbedder
 from tutor.errors import IngestError
-from tutor.ingest import IngestItem, Progress, discover, ingest, remove_chapter, sha256_file
-from tutor.shelf import ShelfKey, ShelfStore
+from tutor.ingest.builder import IngestItem, Progress, discover, ingest, remove_chapter, sha256_file
+from tutor.store.shelf import ShelfKey, ShelfStore
 
 EMB = HashEmbedder()
 

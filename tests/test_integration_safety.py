@@ -78,7 +78,7 @@ def test_selected_text_is_the_only_context(sample_index, tmp_path):
 
 
 def test_every_question_lands_in_the_audit_log(sample_index, tmp_path):
-    from tutor.audit import AuditLog
+    from tutor.audit.log import AuditLog
 
     ask(sample_index, tmp_path, "What is the double coincidence of wants?", "social-science")
     ask(sample_index, tmp_path, "Who painted the Mona Lisa?", "science")

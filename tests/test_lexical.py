@@ -14,9 +14,9 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, chunk, policy, write_shelf
 
-from tutor.evaluate import perturb
-from tutor.lexical import LexicalIndex, ParaphraseScorer, edit_distance, paraphrase_score, rrf, terms, trigram_jaccard, words
-from tutor.retrieval import Library, hybrid_search
+from tutor.evaluation.evaluate import perturb
+from tutor.retrieval.lexical import LexicalIndex, ParaphraseScorer, edit_distance, paraphrase_score, rrf, terms, trigram_jaccard, words
+from tutor.retrieval.search import Library, hybrid_search
 
 BIOLOGY = [
     "Photosynthesis is the process by which green plants make their food from carbon dioxide and water using sunlight.",

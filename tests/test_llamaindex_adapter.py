@@ -11,9 +11,9 @@ except ImportError:  # tests/ imported as a package
 
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from tutor.chunking import Chunk
-from tutor.llamaindex_adapter import GatePostprocessor, chunk_to_node, node_to_hit
-from tutor.text import TermStats
+from tutor.ingest.chunking import Chunk
+from tutor.retrieval.llamaindex_adapter import GatePostprocessor, chunk_to_node, node_to_hit
+from tutor.text.terms import TermStats
 
 STATS = TermStats([c.text for c in LIGHT])
 Q = "What is refraction of light?"

@@ -16,17 +16,17 @@ except ImportError:  # tests/ imported as a package
     from tests.helpers_llm import FakeLLM, failing, prompt_text
     from tests.helpers_safety import EMB, LIGHT, SOIL, check, policy, source, write_shelf
 
-from tutor.answerers import LLMAnswerer, make_answerer, openai_settings
-from tutor.answer import ExtractiveAnswerer
+from tutor.answering.llm_answerer import LLMAnswerer, make_answerer, openai_settings
+from tutor.answering.extractive import ExtractiveAnswerer
 from tutor.errors import TutorError
-from tutor.failsafe import classify
-from tutor.judge import AnswerabilityJudge
-from tutor.llm import LLMError, LLMTimeout, OpenAICompatLLM, OpenAISettings, chatml
+from tutor.safety.failsafe import classify
+from tutor.answering.llm_judge import AnswerabilityJudge
+from tutor.answering.llm import LLMError, LLMTimeout, OpenAICompatLLM, OpenAISettings, chatml
 from tutor.pipeline import Passage, Tutor
-from tutor.prompts import SENTINEL, WITHHELD, answer_messages, is_instruction_like, neutralise
-from tutor.rerank import LLMReranker, parse_scores
-from tutor.result import REASONS, REFUSAL_SENTENCE
-from tutor.retrieval import Library
+from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, is_instruction_like, neutralise
+from tutor.answering.rerank import LLMReranker, parse_scores
+from tutor.types import REASONS, REFUSAL_SENTENCE
+from tutor.retrieval.search import Library
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf
@@ -132,8 +132,8 @@ def test_failsafe_lets_a_plain_answer_and_the_books_own_doubt_through():
 
 # ---------------------------------------------------------------------------------------------- the answerer in the pipeline
 def test_sentences_led_by_their_source_number_are_cited_at_their_end():
-    from tutor.answer import parse_sentences
-    from tutor.answerers import cited_at_end
+    from tutor.answering.extractive import parse_sentences
+    from tutor.answering.llm_answerer import cited_at_end
 
     got = parse_sentences(cited_at_end("[1] Water boils at 100 C.\n[2] Steam is a gas. It is hot!\nNo citation here."))
     assert [(s.text, s.citations) for s in got] == [("Water boils at 100 C.", (1,)), ("Steam is a gas.", (2,)),
@@ -375,7 +375,7 @@ def test_openai_client_errors_are_tool_failures():
 def test_the_model_is_joined_in_order_checked_and_written_atomically(tmp_path, monkeypatch):
     import hashlib
 
-    from tutor import models
+    import tutor.answering.model_files as models
 
     parts = []
     for i, data in enumerate((b"GGUF-a", b"bb", b"ccc")):
@@ -397,7 +397,7 @@ def test_the_model_is_joined_in_order_checked_and_written_atomically(tmp_path, m
 
 
 def test_a_missing_model_names_the_extra_to_install(monkeypatch):
-    from tutor import models
+    import tutor.answering.model_files as models
 
     monkeypatch.setenv("TUTOR_LLM_MODEL_PATH", "/nonexistent/model.gguf")
     with pytest.raises(models.ModelMissing, match="TUTOR_LLM_MODEL_PATH"):
@@ -406,7 +406,7 @@ def test_a_missing_model_names_the_extra_to_install(monkeypatch):
 
 # ---------------------------------------------------------------------------------------------- measurement
 def test_sample_is_deterministic_and_stratified_by_expect():
-    from tutor.evaluate import Question, sample_questions
+    from tutor.evaluation.evaluate import Question, sample_questions
 
     qs = [Question(str(i), f"q{i}", "answer" if i % 4 else "refuse", "10", "science", "lib", None, None, None, "o")
           for i in range(100)]
@@ -418,7 +418,7 @@ def test_sample_is_deterministic_and_stratified_by_expect():
 
 
 def test_hallucination_rates_count_drafts_with_an_unsupported_sentence():
-    from tutor.evaluate import llm_measures
+    from tutor.evaluation.evaluate import llm_measures
 
     rows = [  # two drafts with an invented sentence (one refused by the checks, one shown), one clean, one declined
         {"expect": "answer", "answered": False, "drafted": True, "unsupported": True, "shown_unsupported": False,
@@ -438,7 +438,7 @@ def test_hallucination_rates_count_drafts_with_an_unsupported_sentence():
 
 
 def test_hand_check_report_compares_the_grounding_check_with_a_person():
-    from tutor.evaluate import hand_check_report
+    from tutor.evaluation.evaluate import hand_check_report
 
     def rec(answered, *pairs):
         return {"answered": answered, "decided_by": "answer_checks" if not answered else "retrieval",

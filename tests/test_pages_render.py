@@ -12,7 +12,7 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_library import LIGHT_PAGES, make_pdf
 
-from tutor.pages_render import PageRenderer, PageUnavailable, file_digest, find_pdf, locate, normalise
+from tutor.store.pages import PageRenderer, PageUnavailable, file_digest, find_pdf, locate, normalise
 
 pytest.importorskip("pypdfium2")
 
@@ -117,7 +117,7 @@ SHARED_PDF = Path(__file__).resolve().parents[2] / "shared" / "data" / "librarie
 @pytest.mark.slow
 @pytest.mark.skipif(not SHARED_PDF.exists(), reason="../shared/data is absent: this reads a real NCERT chapter")
 def test_a_real_ncert_page_highlights_the_sentence_pypdf_extracted(tmp_path):
-    from tutor.pdftext import extract_pdf
+    from tutor.ingest.pdftext import extract_pdf
 
     page = next(p for p in extract_pdf(SHARED_PDF).pages if p.page == 3)
     sentence = "Chemical equations can be made more concise and useful if we use chemical formulae instead of words."

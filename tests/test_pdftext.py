@@ -16,7 +16,7 @@ except ImportError:  # tests/ imported as a package
     from tests.helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
 
 from tutor.errors import PdfRefused, TutorError
-from tutor.pdftext import (
+from tutor.ingest.pdftext import (
     PageText,
     clean_pages,
     collapse_repeats,

@@ -12,10 +12,10 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
 
-from tutor.audit import AuditLog
+from tutor.audit.log import AuditLog
 from tutor.pipeline import Passage, Tutor
-from tutor.result import REFUSAL_SENTENCE
-from tutor.retrieval import Library
+from tutor.types import REFUSAL_SENTENCE
+from tutor.retrieval.search import Library
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf
@@ -427,7 +427,7 @@ def test_a_pasted_passage_not_on_its_page_is_answered_only_as_pasted_text(librar
     assert not real.notes
 
 
-# ---------------------------------------------------------------- follow-ups (tutor/followup.py)
+# ---------------------------------------------------------------- follow-ups (tutor/retrieval/followup.py)
 
 
 def test_a_follow_up_is_resolved_against_the_previous_turn_and_logged_as_typed_and_resolved(library, audit):

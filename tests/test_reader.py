@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from tutor.reader import READER_DIR, Reader, reader_available, shared_reader
-from tutor.reader_training import (Example, claim_examples, corrupt, export, heldout_chapter, squad_examples, train,
+from tutor.reader.model import READER_DIR, Reader, reader_available, shared_reader
+from tutor.reader.training import (Example, claim_examples, corrupt, export, heldout_chapter, squad_examples, train,
                                    window)
 
 needs_reader = pytest.mark.skipif(not reader_available(), reason="the reader is not in data/models/reader")

@@ -13,12 +13,12 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_library import make_library, make_pdf
 
-from tutor.chunking import Chunk
-from tutor.embedding import HashEmbedder
+from tutor.ingest.chunking import Chunk
+from tutor.retrieval.embedding import HashEmbedder
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
-from tutor.ingest import discover, ingest
-from tutor.retrieval import Library
-from tutor.shelf import Manifest, ShelfKey, ShelfStore, build_index, check_name
+from tutor.ingest.builder import discover, ingest
+from tutor.retrieval.search import Library
+from tutor.store.shelf import Manifest, ShelfKey, ShelfStore, build_index, check_name
 
 EMB = HashEmbedder()
 

@@ -37,9 +37,9 @@ def _progress_bar():
 def cmd_ingest(args: argparse.Namespace) -> int:
     import resource
 
-    from tutor.embedding import embedder_by_name
-    from tutor.ingest import discover, ingest
-    from tutor.shelf import ShelfStore
+    from tutor.retrieval.embedding import embedder_by_name
+    from tutor.ingest.builder import discover, ingest
+    from tutor.store.shelf import ShelfStore
 
     items = discover(args.paths, args.klass, args.subject)
     if args.chapter:
@@ -86,7 +86,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     lib = Library(args.index_dir)
     hits = lib.search(args.question, args.klass, args.subject, k=args.k)
@@ -109,12 +109,12 @@ def _training_json(libraries: Path) -> Path:
 
 
 def _tutor(index: Path, policy_path: Path | None, answerer: str | None, audit: bool = True, **settings):
-    from tutor.audit import AuditLog
+    from tutor.audit.log import AuditLog
     from tutor.config import audit_db_path
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
-    from tutor.retrieval import Library
-    from tutor.answerers import make_parts
+    from tutor.retrieval.search import Library
+    from tutor.answering.llm_answerer import make_parts
 
     policy = load_policy(policy_path)
     if answerer:
@@ -177,8 +177,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> dict[str, Path]:
     """Build (or reuse: ingestion is a no-op for unchanged files) one index per library named by the questions."""
     from tutor.config import data_dir
-    from tutor.ingest import discover, ingest
-    from tutor.shelf import ShelfStore
+    from tutor.ingest.builder import discover, ingest
+    from tutor.store.shelf import ShelfStore
 
     root = eval_index or data_dir() / "eval-index"
     out = {}
@@ -197,7 +197,7 @@ def _eval_library(libraries: Path, names: set[str], eval_index: Path | None) -> 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from tutor.evaluate import answer_record, evaluate, load_questions, perturbed, sample_questions, split_questions
+    from tutor.evaluation.evaluate import answer_record, evaluate, load_questions, perturbed, sample_questions, split_questions
 
     qs = split_questions(load_questions(args.questions, args.limit), args.split, _training_json(args.libraries))
     qs = sample_questions(qs, args.sample, args.seed)
@@ -233,7 +233,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     report["sample"] = {"n": args.sample, "seed": args.seed} if args.sample else None
     report["split"] = args.split
     if args.split == "all":  # the part held out of all tuning and the rest, from the same run
-        from tutor.evaluate import summarise
+        from tutor.evaluation.evaluate import summarise
 
         by_id = {r["id"]: r for r in report["items"]}
         report["by_split"] = {part: summarise([by_id[q.id] for q in split_questions(qs, part, _training_json(
@@ -278,10 +278,10 @@ def _print_report(r: dict) -> None:
 
 
 def cmd_followups(args: argparse.Namespace) -> int:
-    from tutor.evaluate import FOLLOWUP_MODES, evaluate_followups, load_conversations
+    from tutor.evaluation.evaluate import FOLLOWUP_MODES, evaluate_followups, load_conversations
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     convs = load_conversations(args.conversations)
     indexes = _eval_library(args.libraries, {c.followup.library for c in convs}, args.eval_index)
@@ -314,7 +314,7 @@ def cmd_followups(args: argparse.Namespace) -> int:
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from tutor.evaluate import (CALIBRATED, ablation_report, ideas_report, load_questions, pareto, record_gate,
+    from tutor.evaluation.evaluate import (CALIBRATED, ablation_report, ideas_report, load_questions, pareto, record_gate,
                                 recommend, split_questions, trade_off)
 
     files = {str(path): split_questions(load_questions(path, args.limit), args.split, _training_json(args.libraries))
@@ -383,9 +383,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_recall(args: argparse.Namespace) -> int:
-    from tutor.evaluate import load_questions, perturbed, retrieval_recall
+    from tutor.evaluation.evaluate import load_questions, perturbed, retrieval_recall
     from tutor.policy import load_policy
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     qs = perturbed(load_questions(args.questions), args.perturb)
     indexes = _eval_library(args.libraries, {q.library for q in qs}, args.eval_index)
@@ -413,7 +413,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
 
 
 def cmd_hand_check(args: argparse.Namespace) -> int:
-    from tutor.evaluate import hand_check_report
+    from tutor.evaluation.evaluate import hand_check_report
 
     records = [json.loads(line) for line in args.answers.read_text(encoding="utf-8").splitlines() if line.strip()]
     r = hand_check_report(records, args.n)
@@ -424,7 +424,7 @@ def cmd_hand_check(args: argparse.Namespace) -> int:
 
 
 def cmd_llm_model(args: argparse.Namespace) -> int:
-    from tutor.models import assemble_qwen
+    from tutor.answering.model_files import assemble_qwen
 
     print(assemble_qwen(force=args.force))
     return 0
@@ -435,10 +435,10 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     import random
     import shlex
 
-    from tutor.reader import Reader
-    from tutor.reader_training import (claim_examples, export, ncert_examples, reader_metrics, save_examples,
+    from tutor.reader.model import Reader
+    from tutor.reader.training import (claim_examples, export, ncert_examples, reader_metrics, save_examples,
                                        squad_examples, summary, train)
-    from tutor.retrieval import Library
+    from tutor.retrieval.search import Library
 
     work = args.work_dir
     work.mkdir(parents=True, exist_ok=True)
@@ -485,7 +485,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from tutor.bench import run_bench
+    from tutor.evaluation.bench import run_bench
 
     return run_bench(args)
 

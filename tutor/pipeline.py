@@ -12,25 +12,25 @@ import unicodedata
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from tutor.answer import Answerer, ExtractiveAnswerer, OnToken
-from tutor.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
-from tutor.audit import AuditLog
-from tutor.checks import (check_citations, check_grounding, check_instructions, check_phrasing, quoted, sentence_support,
+from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
+from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
+from tutor.audit.log import AuditLog
+from tutor.safety.checks import (check_citations, check_grounding, check_instructions, check_phrasing, quoted, sentence_support,
                           supporting_passage, verdict)
-from tutor.chunking import Chunk
+from tutor.ingest.chunking import Chunk
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
-from tutor.followup import Resolution, check_own_words, resolve
-from tutor.gate import GateDecision, decide
+from tutor.retrieval.followup import Resolution, check_own_words, resolve
+from tutor.safety.gate import GateDecision, decide
 from tutor.policy import Policy
-from tutor.language import detect_language
-from tutor.result import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence,
+from tutor.text.language import detect_language
+from tutor.types import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence,
                           wrong_shelf_message)
-from tutor.retrieval import Library
-from tutor.shelf import Hit, Shelf, ShelfKey
-from tutor.text import TermStats, valid_text
+from tutor.retrieval.search import Library
+from tutor.store.shelf import Hit, Shelf, ShelfKey
+from tutor.text.terms import TermStats, valid_text
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
-Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.judge.AnswerabilityJudge
+Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.answering.llm_judge.AnswerabilityJudge
 RERANK_FALLBACK = "reranker failed/timed out: fell back to retrieval scores"
 JUDGE_FALLBACK = "answerability judge failed/timed out: the gate's decision stands"
 
@@ -78,7 +78,7 @@ class Tutor:
                  audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
                  reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
-        self.reader = reader  # the answerability reader (tutor/reader.py); None: its checks are not made
+        self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
         self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
@@ -122,7 +122,7 @@ class Tutor:
         """Answer from the shelf (or only from `selected`), or refuse with the reason; always logged.
 
         `previous` is the conversation's last turn on the whole shelf: a follow-up ("What are its uses?") is read
-        against it before retrieval (tutor/followup.py), and the gate and every check judge the resolved question.
+        against it before retrieval (tutor/retrieval/followup.py), and the gate and every check judge the resolved question.
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
         p = self.policy
@@ -283,7 +283,7 @@ class Tutor:
         direct = ""
         if not llm and not draft.declined:  # the reader's span leads an extractive answer, inside its own sentence
             draft, direct = lead_with_span(draft, found, sources)
-        if draft.declined:  # the LLM's own words said it cannot answer well (tutor.failsafe): never shown
+        if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by="answerer", llm_called=llm, draft=draft.text,
                                  draft_sentences=draft.sentences, notes=tuple(notes + [draft.detail]), **refuse)
@@ -348,7 +348,7 @@ class Tutor:
                 return self.library.embedder_for(self.library.shelf(key.klass, key.subject))
             except ShelfDamaged:
                 continue
-        from tutor.embedding import default_embedder
+        from tutor.retrieval.embedding import default_embedder
 
         return default_embedder()
 
@@ -359,8 +359,8 @@ class Tutor:
 
         A passage said to come from a page of the book is looked up there first: one that is not on that page (pasted
         or typed) is answered only as "your pasted text", never cited as the book's chapter and page."""
-        from tutor.chunking import ChapterInfo, chunk_pages
-        from tutor.pdftext import PageText
+        from tutor.ingest.chunking import ChapterInfo, chunk_pages
+        from tutor.ingest.pdftext import PageText
 
         p = self._policy_for(None)
         text = " ".join(passage.text.split())

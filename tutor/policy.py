@@ -74,7 +74,7 @@ class Policy:
     min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk needs", 0, 1)
     judge_chunks: int = _f(2, "evidence chunks the answerability judge reads (one call each, best first)", 1, 10)
     judge_timeout_s: float = _f(30.0, "seconds the judge has; past it the gate's decision stands, noted in diagnostics", 0.1, 3600)
-    # the answerability reader (tutor/reader.py, a cross-encoder trained here): reads the best windows of the evidence
+    # the answerability reader (tutor/reader/model.py, a cross-encoder trained here): reads the best windows of the evidence
     reader: bool = _f(True, "read the best evidence windows with the answerability reader after the gate passed, "
                       "before any answer is written (English questions and evidence)")
     min_reader_probability: float = _f(0.5, "the reader's probability (0-1) that some evidence window answers the "
@@ -89,7 +89,7 @@ class Policy:
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
     require_names: bool = _f(True, "proper names in the question must occur in the evidence")
     require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the answer")
-    # follow-up questions (tutor/followup.py)
+    # follow-up questions (tutor/retrieval/followup.py)
     resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
                                  "previous answered turn before retrieval; off: every question is judged alone")
     followup_same_chapter: bool = _f(True, "a resolved follow-up is answered from the previous turn's evidence chapter "

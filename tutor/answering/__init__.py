@@ -1,0 +1,1 @@
+"""Answerers: the extractive quote, the local or remote language model, its prompts and model files."""

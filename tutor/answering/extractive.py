@@ -1,0 +1,93 @@
+"""Answerers: turn the gate's evidence into sentences that each end with a citation [n].
+
+One interface (`Answerer`) so an LLM answerer can plug in later; the default is extractive, offline and
+deterministic: it quotes the evidence sentences that cover the question best, in reading order.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from tutor.safety.gate import Candidate
+from tutor.policy import Policy
+from tutor.types import AnswerSentence, Source
+from tutor.text.terms import term_set
+
+_CITATION = re.compile(r"\[(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What an answerer wrote: the raw text and its sentences with the citations parsed out."""
+
+    text: str
+    sentences: tuple[AnswerSentence, ...]
+    declined: str = ""  # a reason code when the answerer itself declined (the LLM's failsafe); text is then raw
+    detail: str = ""  # what made it decline, for the audit log
+
+
+OnToken = Callable[[str], None]
+
+
+class Answerer(Protocol):
+    """Writes an answer from numbered sources; `uses_llm` says whether a language model is called."""
+
+    name: str
+    uses_llm: bool
+
+    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+               on_token: OnToken | None = None) -> Draft: ...
+
+
+def parse_sentences(text: str) -> tuple[AnswerSentence, ...]:
+    """Split an answer into sentences; each keeps the [n] markers that follow it."""
+    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(\"'“‘0-9])|(?<=\])\s+(?=[A-Z(\"'“‘0-9])|\n+", text.strip())
+    out = []
+    for p in parts:
+        p = p.strip()
+        if not p:
+            continue
+        cites = tuple(int(n) for n in _CITATION.findall(p))
+        clean = _CITATION.sub("", p).strip()
+        if clean in {".", ""}:
+            if out and cites:  # a stray "[2]" after a sentence belongs to it
+                prev = out.pop()
+                out.append(AnswerSentence(prev.text, prev.citations + cites, prev.page))
+            continue
+        out.append(AnswerSentence(clean, cites))
+    return tuple(out)
+
+
+class ExtractiveAnswerer:
+    """Quotes the best-covering evidence sentences (at most `max_answer_sentences`) in reading order."""
+
+    name = "extractive"
+    uses_llm = False
+
+    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+               on_token: OnToken | None = None) -> Draft:
+        from tutor.answering.prompts import is_instruction_like  # prompts imports the checks, which import this module's kin
+
+        n_of = {s.chunk_id: s.n for s in sources}
+        chosen: list[Candidate] = []
+        seen_text: set[str] = set()
+        covered: set[str] = set()
+        for c in candidates:
+            if c.text in seen_text or c.hit.chunk.chunk_id not in n_of or is_instruction_like(c.text):
+                continue  # planted text (orders to the tutor, requests for passwords) is never quoted
+            if chosen:
+                best = chosen[0]
+                same_place = c.hit.chunk.chunk_id == best.hit.chunk.chunk_id and abs(c.index - best.index) <= 2
+                adds = term_set(c.text) - covered
+                if not same_place and (c.rank_score < 0.75 * best.rank_score or not adds):
+                    continue
+            chosen.append(c)
+            seen_text.add(c.text)
+            covered |= term_set(c.text)
+            if len(chosen) >= policy.max_answer_sentences:
+                break
+        chosen.sort(key=lambda c: (n_of[c.hit.chunk.chunk_id], c.index))
+        sentences = tuple(AnswerSentence(c.text, (n_of[c.hit.chunk.chunk_id],), c.page) for c in chosen)
+        text = " ".join(f"{s.text} [{s.citations[0]}]" for s in sentences)
+        return Draft(text, sentences)

@@ -1,0 +1,298 @@
+"""The audit log: every question asked, answered or refused, in SQLite (WAL mode, numbered migrations).
+
+Owns the schema and the reads the teachers' page needs; a migration is only ever appended, never edited. Logging
+never blocks an answer: a row the database cannot take (damaged, locked, moved away, disk full) goes to a spool
+file beside it (`<db>.spool.jsonl`), replayed in order as soon as the database takes writes again, and the failure
+is kept for the maintainers' page (`health`), which can also set a damaged database aside (`set_aside`).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tutor.errors import TutorError
+from tutor.types import TutorAnswer
+from tutor.text.terms import valid_text
+
+COLUMNS = ("ts", "question", "class", "subject", "mode", "decision", "reason", "message", "confidence", "answer",
+           "answerer", "llm_called", "decided_by", "best_score", "nearest_chapter", "nearest_section", "failed_checks",
+           "total_ms", "error", "result_json", "selected_text", "resolved_question")
+
+
+class AuditUnavailable(TutorError):
+    """The audit database cannot be read (damaged or unreachable); the maintainers' page can set it aside."""
+
+
+@dataclass(frozen=True)
+class AuditHealth:
+    """Whether the store takes writes, the last failure (for maintainers) and how many questions wait in the spool."""
+
+    ok: bool
+    error: str
+    spooled: int
+    spool_path: str
+
+MIGRATIONS: list[str] = [
+    # 1: the questions table
+    """
+    CREATE TABLE questions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ts REAL NOT NULL,
+        question TEXT NOT NULL,
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        answer TEXT NOT NULL,
+        answerer TEXT NOT NULL,
+        llm_called INTEGER NOT NULL,
+        decided_by TEXT NOT NULL,
+        best_score REAL,
+        nearest_chapter TEXT,
+        nearest_section TEXT,
+        failed_checks TEXT,
+        total_ms REAL,
+        error TEXT,
+        result_json TEXT NOT NULL
+    );
+    CREATE INDEX questions_ts ON questions(ts);
+    CREATE INDEX questions_shelf ON questions(class, subject);
+    """,
+    # 2: the passage a selected-text question was asked about
+    "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
+    # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
+    "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
+]
+
+
+class AuditLog:
+    """Append-only log of questions; safe to share between the threads of one Streamlit server."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.spool_path = self.path.with_name(self.path.name + ".spool.jsonl")
+        self._lock = threading.Lock()
+        self.error = ""  # the last failure to write, "" while the store works
+        try:  # a damaged database must not stop the app from starting: questions are spooled meanwhile
+            self._ready()
+        except Exception as e:  # noqa: BLE001
+            self.error = _describe(e)
+
+    @contextlib.contextmanager
+    def _con(self):
+        """A connection for one unit of work (committed on success), always closed: a file moved away is never
+        held open, so a fresh database is picked up on the next write without a restart."""
+        con = sqlite3.connect(self.path, timeout=30)
+        try:
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            con.row_factory = sqlite3.Row
+            with con:
+                yield con
+        finally:
+            con.close()
+
+    def _ready(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._con() as con:
+            self._migrate(con)
+
+    def _migrate(self, con: sqlite3.Connection) -> None:
+        version = con.execute("PRAGMA user_version").fetchone()[0]
+        for n, sql in enumerate(MIGRATIONS[version:], start=version + 1):
+            con.executescript(f"BEGIN; {sql} PRAGMA user_version={n}; COMMIT;")
+
+    @property
+    def schema_version(self) -> int:
+        with self._read() as con:
+            return int(con.execute("PRAGMA user_version").fetchone()[0])
+
+    @contextlib.contextmanager
+    def _read(self):
+        try:
+            with self._con() as con:
+                yield con
+        except sqlite3.Error as e:
+            raise AuditUnavailable(f"the audit database {self.path} cannot be read: {_describe(e)}") from e
+
+    def log(self, ans: TutorAnswer, selected_text: str | None = None) -> int | None:
+        """Append one question with its full result; returns its id, or None when the row had to be spooled.
+
+        Never raises: a database that cannot take the row leaves it in the spool file (replayed first on the next
+        write that works) and the failure in `error`. Every string is made valid Unicode before it is stored."""
+        row = self._row(ans, selected_text)
+        with self._lock:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                with self._con() as con:
+                    self._migrate(con)  # a database moved away is created afresh here, with every migration
+                    self._replay_into(con)
+                    cur = con.execute(_INSERT, row)
+                    rid = int(cur.lastrowid)
+                self._spool_done()
+                self.error = ""
+                return rid
+            except Exception as e:  # noqa: BLE001 - answers are never blocked by logging
+                self.error = _describe(e)
+                self._spool(row)
+                return None
+
+    def replay(self) -> int:
+        """Write the spooled questions into the database now; returns how many (raises AuditUnavailable if it
+        still cannot take them, leaving the spool as it was)."""
+        with self._lock:
+            try:
+                self._ready()
+                with self._con() as con:
+                    n = self._replay_into(con)
+                self._spool_done()
+                self.error = ""
+                return n
+            except sqlite3.Error as e:
+                self.error = _describe(e)
+                raise AuditUnavailable(f"the audit database {self.path} still cannot be written: {self.error}") from e
+
+    def set_aside(self) -> Path:
+        """Move a damaged database (and its WAL files) aside under a dated name, start a fresh one with every
+        migration, and replay the spool into it; returns where the damaged file went. No restart needed: every
+        write opens its own connection."""
+        with self._lock:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            dest = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+            for suffix in ("", "-wal", "-shm"):
+                src = Path(str(self.path) + suffix)
+                if src.exists():
+                    os.replace(src, Path(str(dest) + suffix))
+            self._ready()
+            with self._con() as con:
+                self._replay_into(con)
+            self._spool_done()
+            self.error = ""
+            return dest
+
+    def health(self) -> AuditHealth:
+        """Whether the database answers a read now, the last write failure, and the questions waiting in the spool."""
+        error = self.error
+        try:
+            with self._con() as con:
+                con.execute("SELECT COUNT(*) FROM questions").fetchone()
+        except Exception as e:  # noqa: BLE001
+            error = _describe(e)
+        return AuditHealth(not error, error, self.spooled(), str(self.spool_path))
+
+    def spooled(self) -> int:
+        try:
+            with open(self.spool_path, encoding="utf-8") as fh:
+                return sum(1 for line in fh if line.strip())
+        except FileNotFoundError:
+            return 0
+
+    # ------------------------------------------------------------------ spool
+    def _spool(self, row: tuple) -> None:
+        try:
+            with open(self.spool_path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(dict(zip(COLUMNS, row)), ensure_ascii=False) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+        except OSError as e:  # nowhere left to keep it: the failure is still reported to maintainers
+            self.error += f"; the spool file {self.spool_path} cannot be written either ({e})"
+
+    def _replay_into(self, con: sqlite3.Connection) -> int:
+        """Insert the spooled rows in order inside the caller's transaction (all or none)."""
+        if not self.spool_path.exists():
+            return 0
+        n = 0
+        with open(self.spool_path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    d = json.loads(line)
+                except ValueError:  # a line cut short by a crash while spooling: the rest still counts
+                    continue
+                con.execute(_INSERT, tuple(d.get(c) for c in COLUMNS))
+                n += 1
+        return n
+
+    def _spool_done(self) -> None:
+        # after the commit; a crash between the two would replay those rows once more (duplicates, never losses)
+        with contextlib.suppress(FileNotFoundError):
+            self.spool_path.unlink()
+
+    def _row(self, ans: TutorAnswer, selected_text: str | None) -> tuple:
+        """The row for one question, every string valid Unicode (a lone surrogate would fail in SQLite)."""
+        nearest = ans.sources[0] if ans.sources else (ans.near_misses[0] if ans.near_misses else None)
+        if nearest is None and ans.suggestions:
+            sug = ans.suggestions[0]
+            chapter, section = sug.chapter, sug.section
+        else:
+            chapter, section = (nearest.chapter, nearest.section) if nearest else ("", "")
+        best = max((s.score for s in ans.sources + ans.near_misses), default=None)
+        row = (
+            time.time(), ans.question, ans.klass, ans.subject, ans.mode, "refused" if ans.was_refusal else "answered",
+            ans.reason, ans.message, ans.confidence, ans.answer, ans.answerer, int(ans.llm_called), ans.decided_by,
+            best, chapter, section, ",".join(c.name for c in ans.failed_checks), sum(ans.timings_ms.values()),
+            ans.error, json.dumps(ans.to_dict(), ensure_ascii=False), selected_text, ans.resolved_question or None,
+        )
+        return tuple(valid_text(v) if isinstance(v, str) else v for v in row)
+
+    def rows(self, since: float | None = None, until: float | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Rows without the full JSON, newest first."""
+        sql = "SELECT id, ts, question, class, subject, mode, decision, reason, message, confidence, answer, answerer," \
+              " llm_called, decided_by, best_score, nearest_chapter, nearest_section, failed_checks, total_ms, error," \
+              " resolved_question" \
+              " FROM questions WHERE 1=1"
+        args: list[Any] = []
+        if since is not None:
+            sql += " AND ts >= ?"
+            args.append(since)
+        if until is not None:
+            sql += " AND ts < ?"
+            args.append(until)
+        sql += " ORDER BY id DESC"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        with self._read() as con:
+            return [dict(r) for r in con.execute(sql, args)]
+
+    def frame(self, **kw: Any):
+        """The rows as a pandas DataFrame with a datetime column `time`."""
+        import pandas as pd
+
+        df = pd.DataFrame(self.rows(**kw))
+        if df.empty:
+            df = pd.DataFrame(columns=["id", "ts", "question", "class", "subject", "mode", "decision", "reason", "message",
+                                       "confidence", "answer", "answerer", "llm_called", "decided_by", "best_score",
+                                       "nearest_chapter", "nearest_section", "failed_checks", "total_ms", "error",
+                                       "resolved_question"])
+        df["time"] = pd.to_datetime(df["ts"].astype(float), unit="s")
+        return df
+
+    def detail(self, row_id: int) -> dict[str, Any] | None:
+        """The full result of one question, as the student saw it."""
+        with self._read() as con:
+            r = con.execute("SELECT result_json, selected_text FROM questions WHERE id = ?", (row_id,)).fetchone()
+        if r is None:
+            return None
+        d = json.loads(r["result_json"])
+        d["selected_text"] = r["selected_text"]
+        return d
+
+    def count(self) -> int:
+        with self._read() as con:
+            return int(con.execute("SELECT COUNT(*) FROM questions").fetchone()[0])
+
+
+_INSERT = f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+
+
+def _describe(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}"

@@ -1,0 +1,1 @@
+"""Measuring the tutor: evaluation and calibration on labelled questions, and the speed bench."""

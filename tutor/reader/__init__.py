@@ -1,0 +1,1 @@
+"""The answerability reader: the trained cross-encoder and its training."""

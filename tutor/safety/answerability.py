@@ -1,0 +1,154 @@
+"""The reader's place in the question path: which windows of the evidence it reads, the gate check it makes, the
+direct answer it finds, and the support check on an LLM's sentences.
+
+Pure functions over the gate's decision and the reader's readings (tutor/reader/model.py runs the model); the pipeline
+calls them after the gate passed and before any answer is written.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol, Sequence
+
+from tutor.answering.extractive import Draft
+from tutor.safety.gate import Candidate, GateDecision
+from tutor.text.language import ENGLISH, detect_language
+from tutor.policy import Policy
+from tutor.types import AnswerSentence, Check, Source
+from tutor.store.shelf import Hit
+
+WINDOW = 3  # sentences a window holds, as in training (tutor/reader/training.py)
+
+
+class ReaderModel(Protocol):
+    """What the pipeline needs of a reader (tutor.reader.model.Reader; tests pass a fake)."""
+
+    def read(self, question: str, passages: Sequence[str]): ...
+
+    def supports(self, claims: Sequence[str], texts: Sequence[str]) -> list[float]: ...
+
+
+@dataclass(frozen=True)
+class Window:
+    """A few neighbouring sentences of an evidence chunk, around a candidate sentence: what the reader reads."""
+
+    hit: Hit
+    first: int  # index of the window's first sentence in the chunk
+    text: str
+    offset: int  # where the window starts in the chunk's text
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The reader's best reading: P(answers), the answer span and the sentence of the book that holds it."""
+
+    probability: float
+    span: str
+    chunk_id: str
+    sentence: str  # the chunk's sentence that holds the span ("" when the span is empty)
+    page: int
+
+
+def windows(candidates: Sequence[Candidate], n: int) -> list[Window]:
+    """Windows around the best `n` candidate sentences (one window per place), best first."""
+    out: list[Window] = []
+    seen: set[tuple[str, int]] = set()
+    for c in candidates:
+        chunk = c.hit.chunk
+        spans = [(s, e) for s, e, _ in chunk.sentences]
+        if not spans:
+            continue
+        first = max(0, min(c.index - 1, len(spans) - WINDOW))
+        last = min(len(spans), first + WINDOW) - 1
+        if (chunk.chunk_id, first) in seen:
+            continue
+        seen.add((chunk.chunk_id, first))
+        out.append(Window(c.hit, first, chunk.text[spans[first][0]:spans[last][1]], spans[first][0]))
+        if len(out) >= n:
+            break
+    return out
+
+
+def applies(question: str, wins: Sequence[Window]) -> bool:
+    """The reader was trained on English (its encoder is English-only): it reads English questions and evidence."""
+    return detect_language(question) == ENGLISH and any(detect_language(w.text) == ENGLISH for w in wins)
+
+
+def finding(readings: Sequence, wins: Sequence[Window]) -> Finding | None:
+    """The best reading with the sentence of its chunk that holds the span."""
+    if not readings:
+        return None
+    i = max(range(len(readings)), key=lambda k: readings[k].probability)
+    r, w = readings[i], wins[i]
+    chunk = w.hit.chunk
+    sentence, page = "", chunk.page_start
+    if r.span:
+        at = w.offset + r.start
+        for s, e, p in chunk.sentences:
+            if s <= at < e:
+                sentence, page = chunk.text[s:e], p
+                break
+    return Finding(round(r.probability, 4), r.span if sentence else "", chunk.chunk_id, sentence, page)
+
+
+def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
+                  policy: Policy) -> tuple[GateDecision, Finding | None]:
+    """The gate's decision with the reader's check added: the question is answered only if some window of the
+    evidence answers it with P >= min_reader_probability. Not applied (a passing check saying so) to questions or
+    evidence not in English."""
+    wins = windows(decision.candidates, policy.reader_windows)
+    if not wins:
+        return decision, None
+    if not applies(question, wins):
+        check = Check("reader", "gate", True, "not applied", policy.min_reader_probability,
+                      "the answerability reader reads English only; this question or its evidence is not English",
+                      "reader_not_answerable")
+        return replace(decision, checks=decision.checks + (check,)), None
+    readings = reader.read(question, [w.text for w in wins])
+    best = finding(readings, wins)
+    assert best is not None
+    ok = best.probability >= policy.min_reader_probability
+    detail = (f"P(the passage answers) {best.probability:.2f} in {best.chunk_id} (p. {best.page}), best of "
+              f"{len(wins)} window(s): " + ", ".join(f"{r.probability:.2f}" for r in readings)
+              + (f"; answer span: {best.span!r}" if best.span else "; no answer span"))
+    check = Check("reader", "gate", ok, best.probability, policy.min_reader_probability, detail,
+                  "reader_not_answerable")
+    values = {**decision.values, "reader_p": best.probability}
+    if ok or not decision.passed:
+        return replace(decision, checks=decision.checks + (check,), values=values), best
+    return replace(decision, passed=False, reason="reader_not_answerable", checks=decision.checks + (check,),
+                   tier="reader", values=values, confidence=min(decision.confidence, 0.49)), best
+
+
+def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source]) -> tuple[Draft, str]:
+    """An extractive draft led by the sentence that holds the reader's answer span (added, cited, when the answerer
+    had not chosen it); returns the draft and the span ("" when there is none to show)."""
+    if found is None or not found.span or not found.sentence:
+        return draft, ""
+    n = next((s.n for s in sources if s.chunk_id == found.chunk_id), None)
+    if n is None:
+        return draft, ""
+    target = " ".join(found.sentence.split())
+    sents = list(draft.sentences)
+    at = next((i for i, s in enumerate(sents) if " ".join(s.text.split()) == target), None)
+    lead = sents.pop(at) if at is not None else AnswerSentence(found.sentence.strip(), (n,), found.page)
+    sents = [lead] + sents
+    text = " ".join(f"{s.text} " + "".join(f"[{c}]" for c in s.citations) for s in sents)
+    return replace(draft, text=text, sentences=tuple(sents)), found.span
+
+
+def check_support(reader: ReaderModel, sentences: Sequence[AnswerSentence], passages: Sequence[str | None],
+                  policy: Policy) -> tuple[Check, list[float | None]]:
+    """Each sentence an LLM wrote, read against the passage of the text it cites that supports it best (None: a
+    quote or an uncited sentence, not read): every one must be supported with P >= min_support_probability."""
+    idx = [i for i, p in enumerate(passages) if p]
+    probs: list[float | None] = [None] * len(sentences)
+    if idx:
+        got = reader.supports([sentences[i].text for i in idx], [passages[i] for i in idx])  # type: ignore[misc]
+        for i, p in zip(idx, got):
+            probs[i] = round(p, 4)
+    bad = [i + 1 for i, p in enumerate(probs) if p is not None and p < policy.min_support_probability]
+    read = [p for p in probs if p is not None]
+    detail = ("; ".join(f"sentence {i + 1}: {p:.2f}" for i, p in enumerate(probs) if p is not None)
+              or "every sentence is a quote of the book (not read)")
+    return Check("reader_support", "answer", not bad, min(read) if read else "not read",
+                 policy.min_support_probability, detail, "low_grounding"), probs

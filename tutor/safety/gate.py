@@ -1,0 +1,329 @@
+"""The confidence gate: decides, before any answer is written, whether the evidence can answer the question.
+
+Pure functions over scores, texts and the policy. The decision carries every check (value, threshold, verdict),
+the chunks kept as evidence, the near misses and the dropped chunks with the reason each was dropped.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tutor.ingest.chunking import is_asking
+from tutor.text.language import detect_language
+from tutor.policy import Policy
+from tutor.types import Check
+from tutor.store.shelf import Hit, ShelfKey
+from tutor.text.terms import TermStats, content_terms, has_phrase, key_numbers, name_phrases, negated, numbers, term_set
+
+GATE = "gate"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A sentence of the evidence that may answer: where it is and how much of the question it covers."""
+
+    hit: Hit
+    index: int  # sentence index in the chunk
+    text: str
+    page: int
+    coverage: float  # IDF-weighted share of question terms in this sentence and its neighbours
+    numbers_ok: bool
+    polarity_ok: bool = True  # a negated question needs a negation beside the answer
+    type_ok: bool = True  # the kind of answer the question asks for (a number, a date, a name) is beside it
+    rank_score: float = 0.0  # coverage with small preferences (definitions up, captions and instructions down)
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The gate's verdict, made by the code that decides: checks, evidence, near misses, drops, confidence."""
+
+    passed: bool
+    reason: str
+    checks: tuple[Check, ...]
+    evidence: tuple[Hit, ...]
+    near_misses: tuple[Hit, ...]
+    dropped: tuple[tuple[Hit, str], ...]
+    candidates: tuple[Candidate, ...]
+    confidence: float
+    tier: str
+    other_shelf: ShelfKey | None = None
+    values: dict[str, float] = field(default_factory=dict)
+
+
+def term_weights(question: str, stats: TermStats) -> dict[str, float]:
+    """IDF weight of each content term of the question on this shelf."""
+    return {t: stats.idf(t) for t in content_terms(question)}
+
+
+def weighted_share(weights: dict[str, float], present: set[str]) -> float:
+    total = sum(weights.values())
+    return sum(w for t, w in weights.items() if t in present) / total if total else 0.0
+
+
+def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]) -> list[Candidate]:
+    """Sentences of the evidence that state something, best first by how much of the question they cover.
+
+    A sentence's coverage blends its own terms with its neighbours' (an answer often spans two sentences);
+    questions and numbered tasks printed in the text are never candidates.
+    """
+    q_numbers = key_numbers(question)
+    q_negated = negated(question)
+    q_type = answer_type(question)
+    out: list[Candidate] = []
+    for hit in evidence:
+        sents = hit.chunk.sentence_texts()
+        term_sets = [term_set(s) for s, _ in sents]
+        for i, (s, page) in enumerate(sents):
+            # headings and captions end without a full stop: they name a topic, they do not state anything
+            if len(s.split()) < 4 or is_asking(s) or not _STATES.search(s):
+                continue
+            window = set().union(*term_sets[max(0, i - 1) : i + 2])
+            cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)
+            win_text = " ".join(t for t, _ in sents[max(0, i - 1) : i + 2])
+            out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text),
+                                 not q_negated or negated(win_text), q_type is None or bool(q_type.search(win_text)),
+                                 _rank_score(s, cov, hit.score)))
+    # ties: the better-retrieved chunk first, then reading order
+    out.sort(key=lambda c: (-round(c.rank_score, 6), c.hit.rank, c.index))
+    return out
+
+
+_STATES = re.compile(r"[.!;:)\"'”’\u0964\u0965]\s*$")  # \u0964 \u0965: the Devanagari danda and double danda
+_ASKS_DEFINITION = re.compile(
+    r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
+    r"(?P<term>[^?.,;]{3,60}?)\s*[?.]?\s*$", re.I)
+_DEFINING = re.compile(r"\b(?:is|are)\s+(?:called|known\s+as|termed|defined\s+as)\b|\bmeans\b|\brefers?\s+to\b", re.I)
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+
+
+def definition_sentence(question: str, candidates: list[Candidate]) -> Candidate | None:
+    """For "What is X?" / "Define X": an evidence sentence that defines X in so many words ("... is called X",
+    "X is ...", "X means ..."). Embeddings of a long paragraph can miss a definition a reader sees at once."""
+    m = _ASKS_DEFINITION.match(question.strip())
+    if not m or not content_terms(m.group("term")):
+        return None
+    term = _words(m.group("term"))
+    for c in candidates:
+        w = _words(c.text)
+        if term in w and (_DEFINING.search(c.text) or w.startswith(term + "is ") or w.startswith(term + "are ")
+                          or re.search(term.strip() + r" (?:is|are) (?:a|an|the) ", w)):
+            return c
+    return None
+
+
+_NUMBER_WORDS = r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|half|dozen|several|many|few)\b"
+_MONTHS = r"January|February|March|April|May|June|July|August|September|October|November|December"
+_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"^(?:how\s+(?:many|much|long|far|old|big|large|high|tall)|what\s+(?:percentage|percent|proportion|"
+                r"fraction|number|amount)|at\s+what\s+(?:age|rate|speed|temperature))\b", re.I),
+     re.compile(_NUMBER_WORDS, re.I)),
+    # "When did/was ...?" asks for a time; "When does a short circuit occur?" asks for a condition
+    (re.compile(r"^(?:when\s+(?:did|was|were|had)|in\s+(?:what|which)\s+(?:year|century|decade|month)|"
+                r"what\s+(?:year|century|decade|date))\b", re.I),
+     re.compile(r"\d|\b(?:" + _MONTHS + r")\b|\bcentury\b|\b(?:before|after|during|until|since)\b", re.I)),
+    (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\b(?:[A-Z]{2,})\b")),
+]
+
+
+# Hindi: कितना/कितने/कितनी asks for a quantity, कब and किस वर्ष for a time (anywhere: Hindi puts them mid-sentence)
+_HINDI_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"कितन[ाेी]"),
+     re.compile(r"\d|(?<![\u0900-\u097f])(?:एक|दो|तीन|चार|पांच|पाँच|छह|सात|आठ|नौ|दस|बीस|सौ|हजार|हज़ार|लाख|करोड़|आधा|आधे)"
+                r"(?![\u0900-\u097f])")),
+    (re.compile(r"(?<![\u0900-\u097f])कब(?![\u0900-\u097f])|किस\s+(?:वर्ष|साल|सदी|शताब्दी|महीने)"),
+     re.compile(r"\d|वर्ष|सदी|शताब्दी|पहले|बाद|दौरान|तक")),
+]
+_HINDI_FACTOID = re.compile(r"कितन[ाेी]|(?<![\u0900-\u097f])(?:कब|कौन|कौनसा|कौनसी|कौनसे|किस|किसे|किन|कहां|कहाँ)(?![\u0900-\u097f])")
+_HINDI_EXPLAIN = re.compile(r"क्यों|कैसे|समझाइए|वर्णन|व्याख्या|कारण")
+
+
+def answer_type(question: str) -> re.Pattern[str] | None:
+    """What a factual question's answer must contain: a number (how many), a date (when), a name (who)."""
+    q = question.strip()
+    if detect_language(q) == "hi":
+        return next((needs for asks, needs in _HINDI_ANSWER_TYPES if asks.search(q)), None)
+    for asks, needs in _ANSWER_TYPES:
+        if asks.match(q):
+            return needs
+    return None
+
+
+_FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b(?!.*\b(?:why|reasons?|explain)\b)",
+                      re.I)
+
+
+def is_factoid(question: str) -> bool:
+    """A one-sentence question after a fact (what, which, who, when, where, how many), not an explanation: only such
+    questions are held to the numbers and negations they contain (an explanation may rightly word things apart)."""
+    q = question.strip()
+    if detect_language(q) == "hi":
+        return bool(_HINDI_FACTOID.search(q)) and not _HINDI_EXPLAIN.search(q) and q.count("?") <= 1
+    return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
+_DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b|\bis the (?:process|property)\b", re.I)
+_NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
+
+
+def _rank_score(sentence: str, coverage: float, retrieval: float) -> float:
+    """How good a sentence is as an answer: coverage first; the chunk's retrieval score and the sentence's form
+    break ties (a definition beats a caption or an instruction to do an activity)."""
+    words = len(sentence.split())
+    return (coverage + 0.25 * retrieval + (0.08 if _DEFINES.search(sentence) else 0.0)
+            - (0.12 if _NOT_PROSE.match(sentence) else 0.0) - (0.05 if words < 8 else 0.0) - (0.05 if words > 60 else 0.0))
+
+
+def _confidence(adjusted: float, policy: Policy) -> float:
+    """Adjusted retrieval score mapped to [0, 1]: 0.5 at the threshold, 1 at threshold + 0.3."""
+    return max(0.0, min(1.0, 0.5 + (adjusted - policy.min_confidence) / 0.6))
+
+
+def decide(
+    question: str,
+    hits: list[Hit],
+    policy: Policy,
+    stats: TermStats,
+    other_shelves: list[tuple[ShelfKey, float]] = (),  # type: ignore[assignment]
+    rerank: dict[str, float] | None = None,
+) -> GateDecision:
+    """Decide whether to answer from `hits` (best first, cosine scores) on the chosen shelf."""
+    q_lang = detect_language(question)
+    dropped: list[tuple[Hit, str]] = []
+    usable: list[Hit] = []
+    for h in hits:
+        if not h.chunk.is_evidence:
+            dropped.append((h, f"{h.chunk.section_kind.replace('_', ' ')}: restates questions, not evidence"))
+        else:
+            usable.append(h)
+
+    tier = "retrieval"
+    if rerank is not None:
+        tier = "reranker"
+        usable = sorted(usable, key=lambda h: -rerank.get(h.chunk.chunk_id, 0.0))
+
+    checks: list[Check] = []
+    best = -1.0
+    if usable:  # hybrid hits come in fused order: confidence reads the best cosine among them, as dense order gave it
+        best = usable[0].score if rerank is not None else max(h.score for h in usable)
+    if rerank is not None:
+        evidence = [h for h in usable if rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score][: policy.max_evidence]
+        near = [h for h in usable if h not in evidence and rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score - 1]
+    else:
+        band = best - policy.evidence_drop
+        in_band = [h for h in usable if h.score >= band]
+        # answers come in the student's language where the chapter is in that language: on a bilingual shelf, when
+        # the band holds chunks in the question's language, only those are evidence (a Hindi question is answered
+        # from the Hindi chapter, in Hindi); otherwise the other language's chunks answer (quoted as printed)
+        same_language = [h for h in in_band if detect_language(h.chunk.text) == q_lang]
+        evidence = (same_language or in_band)[: policy.max_evidence]
+        near = [h for h in usable if h not in evidence and h.score >= band - policy.near_miss_margin]
+    for h in usable:
+        if h not in evidence and h not in near:
+            dropped.append((h, "scored below the evidence and near-miss bands"))
+        elif h in near:
+            dropped.append((h, "near miss: logged, not used"))
+
+    context_chars = sum(len(h.chunk.text) for h in evidence)
+    checks.append(Check("context", GATE, bool(evidence) and context_chars >= policy.min_context_chars,
+                        float(context_chars), float(policy.min_context_chars),
+                        f"{len(evidence)} evidence chunk(s), {context_chars} characters", "insufficient_context"))
+
+    # Which checks apply to which language. Scores (off_topic, confidence, mean_confidence, context) apply to every
+    # question. Term cues (IDF weights: unknown-term penalty, term_coverage, answerability, sentence ranking) compare
+    # words, so they apply only when the evidence is in the question's language: a Hindi question answered from an
+    # English chapter is judged on scores alone. Numbers and negation apply to Hindi too (Devanagari digits read as
+    # ASCII, नहीं/न/बिना). Definitions ("What is X?") and names (capital letters) are English-only; answer type covers
+    # Hindi कितने (a number) and कब (a time).
+    lexical = not evidence or any(detect_language(h.chunk.text) == q_lang for h in evidence)
+    weights = term_weights(question, stats) if lexical else {}
+    unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
+    adjusted = best - policy.unknown_term_penalty * unknown
+    candidates = rank_sentences(question, evidence, weights) if evidence else []
+    definition = definition_sentence(question, candidates) if policy.accept_definitions and rerank is None else None
+    checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score or definition is not None, round(best, 4),
+                        policy.offtopic_max_score, "best evidence score on the chosen shelf"
+                        + ("; the evidence defines the term asked about" if definition is not None else ""), "off_topic"))
+    if rerank is not None:
+        top = max((rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0)
+        checks.append(Check("rerank_confidence", GATE, top >= policy.min_rerank_score, top, policy.min_rerank_score,
+                            "best reranker relevance (0-3)", "low_confidence"))
+    else:
+        detail = f"best score {best:.3f} less {policy.unknown_term_penalty} x unknown-term share {unknown:.2f}"
+        if definition is not None:
+            detail += f"; the evidence defines the term asked about (p. {definition.page}), which is enough"
+        checks.append(Check("confidence", GATE, adjusted >= policy.min_confidence or definition is not None,
+                            round(adjusted, 4), policy.min_confidence, detail, "low_confidence"))
+        mean = sum(h.score for h in evidence) / len(evidence) if evidence else -1.0
+        checks.append(Check("mean_confidence", GATE, mean >= policy.min_mean_confidence or definition is not None,
+                            round(mean, 4), policy.min_mean_confidence, "mean score of the evidence chunks", "low_confidence"))
+    present = set().union(*(term_set(h.chunk.text) for h in evidence[:3])) if evidence else set()
+    coverage = weighted_share(weights, present) if weights else 1.0
+    checks.append(Check("term_coverage", GATE, coverage >= policy.min_term_coverage, round(coverage, 4),
+                        policy.min_term_coverage, "weighted share of the question's terms in the evidence", "low_confidence"))
+    if policy.require_clear_winner and len(usable) > 1:
+        a, b = usable[0], next((h for h in usable[1:] if h.chunk.section != usable[0].chunk.section), None)
+        ratio = a.score / b.score if b is not None and b.score > 0 else 99.0
+        checks.append(Check("clear_winner", GATE, ratio >= policy.min_top_ratio, round(ratio, 4), policy.min_top_ratio,
+                            "top-1 over top-2 score (different sections)", "no_clear_winner"))
+
+    if definition is not None:  # the defining sentence leads the answer
+        candidates = [c for c in candidates if c.text == definition.text][:1] + [c for c in candidates if c.text != definition.text]
+    top_cand = max(candidates, key=lambda c: c.coverage) if candidates else None
+    # not measured across languages (no shared words): 1.0, as term_coverage is without weights
+    sentence_coverage = (top_cand.coverage if top_cand else 0.0) if lexical else 1.0
+    checks.append(Check("answerability", GATE, bool(top_cand) and sentence_coverage >= policy.min_sentence_coverage,
+                        round(sentence_coverage, 4), policy.min_sentence_coverage,
+                        "share of the question's terms in the best sentence of the evidence"
+                        + ("" if lexical else " (not measured: the evidence is in another language)"), "not_answerable"))
+    q_numbers = key_numbers(question) if is_factoid(question) else set()
+    # the numbers a factual question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
+    numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
+    if policy.require_question_numbers and q_numbers:
+        checks.append(Check("question_numbers", GATE, numbers_ok, ", ".join(sorted(q_numbers)), "present",
+                            "numbers in the question must appear beside the answer", "not_answerable"))
+
+    # a factual question asking what is NOT so ("Which city did not ...?") must find a negation beside its answer;
+    # a why/how question about a negative fact ("Why does dry HCl not ...?") asks for an explanation instead
+    factoid_negated = negated(question) and is_factoid(question)
+    polarity_ok = any(c.polarity_ok for c in candidates[:3]) if factoid_negated else True
+    if policy.require_negation_match and factoid_negated:
+        checks.append(Check("negation", GATE, polarity_ok, "negated question", "negation beside the answer",
+                            "a question asking what is NOT so needs the book to say so", "not_answerable"))
+
+    # the names a factual question turns on ("New France", "Circuit Switching") must occur in the evidence
+    evidence_words = _words(" ".join(h.chunk.text for h in evidence))
+    q_names = name_phrases(question) if is_factoid(question) else []
+    missing_names = [n for n in q_names if not has_phrase(evidence_words, n)]
+    if policy.require_names and q_names:
+        checks.append(Check("names", GATE, not missing_names, ", ".join(missing_names) or "all present", "present",
+                            "names in the question must occur in the evidence", "not_answerable"))
+
+    type_ok = any(c.type_ok for c in candidates[:3]) if answer_type(question) is not None else True
+    if policy.require_answer_type and answer_type(question) is not None:
+        checks.append(Check("answer_type", GATE, type_ok, "typed question", "that type beside the answer",
+                            "a how-many, when or who question needs a number, a date or a name beside the answer",
+                            "not_answerable"))
+
+    failed = [c for c in checks if not c.passed]
+    reason = failed[0].reason if failed else "answered"
+    other: ShelfKey | None = None
+    if failed:
+        for key, score in other_shelves:
+            if score >= policy.min_confidence and score >= best + policy.wrong_shelf_margin:
+                other, reason = key, "wrong_subject"
+                break
+    conf = _confidence(adjusted, policy) if rerank is None else max(0.0, min(1.0, max(
+        (rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0) / 3))
+    if failed:
+        conf = min(conf, 0.49)
+    return GateDecision(
+        passed=not failed, reason=reason, checks=tuple(checks), evidence=tuple(evidence), near_misses=tuple(near),
+        dropped=tuple(dropped), candidates=tuple(candidates), confidence=round(conf, 4), tier=tier, other_shelf=other,
+        values={"best": best, "adjusted": adjusted, "unknown": unknown, "coverage": coverage,
+                "sentence_coverage": sentence_coverage,
+                "mean": sum(h.score for h in evidence) / len(evidence) if evidence else -1.0,
+                "numbers_ok": float(numbers_ok), "polarity_ok": float(polarity_ok),
+                "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok),
+                "names_ok": float(not missing_names)},
+    )

@@ -1,0 +1,438 @@
+"""Shelves on disk: one FAISS inner-product index per (class, subject), its chunks, vectors and manifest.
+
+A shelf is a folder of versions and a `CURRENT` file naming the live one. A new version is written completely
+beside the old one and then `CURRENT` is replaced in one atomic rename, so a crash or a bad PDF never leaves a
+broken shelf: readers see the old version or the new one, never half of either. The manifest records each data
+file's SHA-256, checked at load: a version damaged on disk raises ShelfDamaged (isolating that shelf alone), and
+`rollback` points `CURRENT` back at the version before it.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# FAISS brings its own OpenMP runtime, which reads this once, as faiss loads; tutor/retrieval/embedding.py says why passive
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import faiss  # noqa: E402
+
+from tutor.ingest.chunking import Chunk
+from tutor.errors import ShelfDamaged, ShelfNotFound
+from tutor.files import sha256_file
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,40}$")
+
+
+def check_name(value: str, what: str) -> str:
+    """Class and subject names become folder names: allow only short lowercase words joined by hyphens."""
+    v = str(value).strip().lower().replace(" ", "-").replace("_", "-")
+    if not _NAME.match(v):
+        raise ValueError(f"{what} {value!r} is not valid: use letters, digits and hyphens (e.g. 'social-science')")
+    return v
+
+
+@dataclass(frozen=True)
+class ShelfKey:
+    """A shelf's identity: class and subject."""
+
+    klass: str
+    subject: str
+
+    def label(self) -> str:
+        return f"Class {self.klass} · {self.subject.replace('-', ' ').title()}"
+
+
+@dataclass
+class ChapterEntry:
+    """One ingested file: its hash (to spot changes), chapter metadata and what ingestion made of it."""
+
+    file: str
+    sha256: str
+    chapter: str
+    chapter_code: str
+    chapter_number: str
+    pages: int
+    pages_used: int
+    pages_skipped: list[dict]
+    chunks: int
+    ingested_at: str
+    pipeline: str = ""  # the ingestion pipeline version that made the chunks
+    flagged: list[dict] = field(default_factory=list)  # planted sentences found at ingest: {"page", "sentence"}
+    source: str = ""  # where the PDF was read from (absolute path), so its pages can be shown as printed
+
+
+@dataclass
+class Manifest:
+    """What a shelf holds and how it was built (the embedding model above all: queries must use the same)."""
+
+    klass: str
+    subject: str
+    embedding_model: str
+    dim: int
+    index_type: str = "flat-ip"
+    chapters: dict[str, ChapterEntry] = field(default_factory=dict)
+    built_at: str = ""
+    n_chunks: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # SHA-256 of each data file of the version, checked at load
+
+    def to_json(self) -> str:
+        d = asdict(self)
+        d["class"] = d.pop("klass")
+        return json.dumps(d, indent=2, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Manifest:
+        d = json.loads(text)
+        d["klass"] = str(d.pop("class"))
+        d["chapters"] = {k: ChapterEntry(**v) for k, v in d.get("chapters", {}).items()}
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its cosine similarity to the question (unit vectors: higher is closer, in [-1, 1]).
+
+    `score` is always the exact cosine, whichever retriever found the chunk, and `rank` its 0-based place in the
+    list it came in (the fused order for hybrid search). The hybrid fields say how each retriever saw it (None: not
+    in that retriever's list): 0-based ranks, BM25 score (unbounded, higher is better), trigram cosine in [0, 1],
+    and the reciprocal-rank-fusion score.
+    """
+
+    chunk: Chunk
+    score: float
+    rank: int
+    dense_rank: int | None = None
+    bm25: float | None = None
+    bm25_rank: int | None = None
+    trigram: float | None = None
+    trigram_rank: int | None = None
+    fused: float | None = None
+
+
+# Index types: exact search up to the policy's `approximate_index_above`, an inverted-file index above it.
+# IVF rather than HNSW: on these 2 cores IVF builds a 1M-chunk shelf in about 20 s (HNSW needs minutes). Its cells
+# hold 8-bit codes (a quarter of the bytes to scan per question) and the candidates are re-scored exactly with the
+# shelf's own vectors, so the scores the gate sees are true cosines. `python -m tutor bench` measures all of it.
+APPROXIMATE_INDEX = "ivf-sq8-ip"
+INDEX_TYPES = ("flat-ip", "hnsw-ip", APPROXIMATE_INDEX, "auto")
+RERANK_FACTOR = 4  # candidates taken from the 8-bit codes per chunk wanted, before exact re-scoring
+
+
+def choose_index_type(n_vectors: int, approximate_above: int) -> str:
+    """Exact search up to `approximate_above` vectors (fast enough there, and it never misses), approximate above."""
+    return APPROXIMATE_INDEX if n_vectors > approximate_above else "flat-ip"
+
+
+def ivf_lists(n_vectors: int) -> int:
+    """IVF cells: about sqrt(n) (1,000 for a million chunks), with at least 39 training points per cell."""
+    return int(max(1, min(int(round(np.sqrt(max(n_vectors, 1)))), n_vectors // 39, 16_384)))
+
+
+def ivf_probes(n_lists: int) -> int:
+    """Cells searched per question: one in 16 (at least 32). Measured on a synthetic 1M shelf searched with the
+    NCERT questions: recall@10 0.97-0.99 at 62 of 1,000 cells, against 0.95-0.975 at 32."""
+    return int(min(n_lists, max(32, n_lists // 16)))
+
+
+def _approximate_above() -> int:
+    from tutor.policy import load_policy
+
+    return load_policy().approximate_index_above
+
+
+def build_index(vectors: np.ndarray, index_type: str = "flat-ip", hnsw_m: int = 32,
+                approximate_above: int | None = None) -> faiss.Index:
+    """An inner-product index over unit vectors, so FAISS returns cosine similarity (not an L2 distance).
+
+    `auto` picks exact search (`flat-ip`) up to `approximate_above` vectors (default: the policy's
+    `approximate_index_above`) and `ivf-sq8-ip` above it.
+    """
+    if index_type not in INDEX_TYPES:
+        raise ValueError(f"unknown index type {index_type!r}: use one of {', '.join(INDEX_TYPES)}")
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    dim = vectors.shape[1]
+    if index_type == "auto":
+        limit = _approximate_above() if approximate_above is None else approximate_above
+        index_type = choose_index_type(len(vectors), limit)
+    if index_type == "flat-ip":
+        index = faiss.IndexFlatIP(dim)
+    elif index_type == "hnsw-ip":
+        index = faiss.IndexHNSWFlat(dim, hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = 80
+        index.hnsw.efSearch = 64
+    else:
+        index = _ivf_sq8(vectors)
+    if len(vectors):
+        index.add(vectors)
+    return index
+
+
+def _ivf_sq8(vectors: np.ndarray) -> faiss.Index:
+    """IVF over 8-bit codes, trained here on a fixed sample (a rebuild is deterministic); nprobe is saved with it."""
+    n, dim = vectors.shape
+    if n == 0:  # nothing to train on: an empty shelf is searched exactly
+        return faiss.IndexFlatIP(dim)
+    nlist = ivf_lists(n)
+    index = faiss.IndexIVFScalarQuantizer(faiss.IndexFlatIP(dim), dim, nlist, faiss.ScalarQuantizer.QT_8bit,
+                                          faiss.METRIC_INNER_PRODUCT, False)
+    index.cp.max_points_per_centroid = 64  # k-means on at most 64 points a cell: seconds, not minutes
+    index.cp.min_points_per_centroid = 1  # tiny shelves train one cell without a warning
+    sample = vectors
+    if n > 64 * nlist:
+        sample = vectors[np.sort(np.random.default_rng(0).choice(n, 64 * nlist, replace=False))]
+    index.train(sample)
+    index.nprobe = ivf_probes(nlist)
+    return index
+
+
+def search_index(index: faiss.Index, query_vec: np.ndarray, k: int,
+                 vectors: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One question's top k: cosine similarities (higher is closer, best first) and row ids (-1 fills the slots an
+    approximate index found nothing for). An index of 8-bit codes gives RERANK_FACTOR x k candidates, re-scored
+    exactly against `vectors` (the shelf's own) when given, so the scores are true cosines.
+
+    Runs on one OpenMP thread: for a single question FAISS's second thread costs more than it saves (measured 0.55
+    against 1.55 ms on 10k chunks, 12 against 16 ms on 100k), and far more when another process holds a core.
+    """
+    q = np.ascontiguousarray(np.asarray(query_vec, dtype=np.float32).reshape(1, -1))
+    with _one_thread():
+        if vectors is None or not isinstance(index, faiss.IndexIVFScalarQuantizer):
+            scores, ids = index.search(q, k)
+            return scores[0], ids[0]
+        _, cand = index.search(q, min(k * RERANK_FACTOR, index.ntotal))
+    cand = cand[0][cand[0] >= 0]
+    exact = vectors[cand] @ q[0]
+    top = np.argsort(-exact, kind="stable")[:k]
+    scores = np.full(k, -np.inf, dtype=np.float32)
+    ids = np.full(k, -1, dtype=np.int64)
+    scores[: len(top)], ids[: len(top)] = exact[top], cand[top]
+    return scores, ids
+
+
+@contextlib.contextmanager
+def _one_thread():
+    # OpenMP's thread count is per calling thread, so this leaves other threads (and index builds) alone
+    before = faiss.omp_get_max_threads()
+    if before != 1:
+        faiss.omp_set_num_threads(1)
+    try:
+        yield
+    finally:
+        if before != 1:
+            faiss.omp_set_num_threads(before)
+
+
+class Shelf:
+    """A loaded shelf: manifest, chunks, their vectors and the FAISS index over them."""
+
+    def __init__(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, index: faiss.Index, version: str):
+        self.manifest, self.chunks, self.vectors, self.index, self.version = manifest, chunks, vectors, index, version
+        self.key = ShelfKey(manifest.klass, manifest.subject)
+        self._lexical = None
+        self._lexical_lock = threading.Lock()
+
+    @property
+    def lexical(self):
+        """The shelf's BM25 and trigram index (tutor/retrieval/lexical.py), built from its evidence chunks on first use.
+
+        It lives on the loaded Shelf, which is one version: a swapped-in version is a new Shelf with a new index,
+        so the lexical side can never serve another version's chunks. NCERT shelves of ~1,000 chunks build in
+        about a second; persisting it beside the FAISS index is left for when shelves grow.
+        """
+        if self._lexical is None:
+            with self._lexical_lock:
+                if self._lexical is None:
+                    from tutor.retrieval.lexical import LexicalIndex
+
+                    self._lexical = LexicalIndex([c.text for c in self.chunks], [c.is_evidence for c in self.chunks])
+        return self._lexical
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def search(self, query_vec: np.ndarray, k: int) -> list[Hit]:
+        """The k chunks closest to a unit query vector, best first, scored by cosine similarity."""
+        return [Hit(self.chunks[i], s, r) for r, (i, s) in enumerate(self.search_rows(query_vec, k))]
+
+    def search_rows(self, query_vec: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """`search` as (row on the shelf, cosine) pairs, best first."""
+        if not self.chunks or k <= 0:
+            return []
+        scores, ids = search_index(self.index, query_vec, min(k, len(self.chunks)), self.vectors)
+        return [(int(i), float(s)) for s, i in zip(scores, ids) if i >= 0]
+
+
+class ShelfStore:
+    """All shelves under one folder (`<root>/class-<class>/<subject>/`)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def shelf_dir(self, klass: str, subject: str) -> Path:
+        return self.root / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
+
+    def keys(self) -> list[ShelfKey]:
+        out = []
+        if not self.root.exists():
+            return out
+        for cdir in sorted(self.root.glob("class-*")):
+            for sdir in sorted(cdir.iterdir()):
+                if (sdir / "CURRENT").exists():
+                    out.append(ShelfKey(cdir.name.removeprefix("class-"), sdir.name))
+        return sorted(out, key=lambda k: (int(k.klass) if k.klass.isdigit() else 99, k.klass, k.subject))
+
+    def current_version(self, klass: str, subject: str) -> str | None:
+        try:
+            return (self.shelf_dir(klass, subject) / "CURRENT").read_text().strip() or None
+        except FileNotFoundError:
+            return None
+
+    def manifest(self, klass: str, subject: str) -> Manifest | None:
+        """The live version's manifest (None: no shelf); raises ShelfDamaged when it cannot be read."""
+        version = self.current_version(klass, subject)
+        if not version:
+            return None
+        return self.manifest_of(klass, subject, version)
+
+    def manifest_of(self, klass: str, subject: str, version: str) -> Manifest:
+        try:
+            m = Manifest.from_json((self.shelf_dir(klass, subject) / version / "manifest.json").read_text(encoding="utf-8"))
+        except Exception as e:  # noqa: BLE001 - missing, cut short, not JSON, wrong fields: all the same to a reader
+            raise ShelfDamaged(klass, subject, f"{version}/manifest.json cannot be read ({type(e).__name__}: {e})",
+                               version) from e
+        if (m.klass, m.subject) != (str(klass), subject):
+            raise ShelfDamaged(klass, subject, f"{version}/manifest.json names shelf {m.klass}/{m.subject}", version)
+        return m
+
+    def load(self, klass: str, subject: str, version: str | None = None) -> Shelf:
+        """The live version (or `version`), its files checked against the manifest's checksums; raises
+        ShelfDamaged naming what is wrong, never a bare FAISS or JSON error."""
+        version = version or self.current_version(klass, subject)
+        if not version:
+            raise ShelfNotFound(klass, subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
+        vdir = self.shelf_dir(klass, subject) / version
+        manifest = self.manifest_of(klass, subject, version)
+        for name, want in manifest.files.items():  # shelves written before checksums have none: nothing to check
+            try:
+                got = sha256_file(vdir / name)
+            except OSError as e:
+                raise ShelfDamaged(klass, subject, f"{version}/{name} cannot be read ({e})", version) from e
+            if got != want:
+                raise ShelfDamaged(klass, subject, f"{version}/{name} fails its checksum (sha256 {got[:12]}…, the "
+                                                   f"manifest says {want[:12]}…)", version)
+        try:
+            with open(vdir / "chunks.jsonl", encoding="utf-8") as f:
+                chunks = [Chunk.from_dict(json.loads(line)) for line in f if line.strip()]
+            vectors = np.load(vdir / "vectors.npy")
+            index = faiss.read_index(str(vdir / "index.faiss"))
+        except Exception as e:  # noqa: BLE001
+            raise ShelfDamaged(klass, subject, f"{version} cannot be read ({type(e).__name__}: {e})", version) from e
+        if index.ntotal != len(chunks) or len(vectors) != len(chunks):
+            raise ShelfDamaged(klass, subject, f"{version} is inconsistent: {index.ntotal} vectors for "
+                                               f"{len(chunks)} chunks", version)
+        return Shelf(manifest, chunks, vectors, index, version)
+
+    def versions(self, klass: str, subject: str) -> list[str]:
+        """Complete versions on disk, newest first (orphans of crashed writes, named `.v…tmp`, are not versions)."""
+        sdir = self.shelf_dir(klass, subject)
+        if not sdir.exists():
+            return []
+        found = [p.name for p in sdir.iterdir() if p.is_dir() and re.match(r"^v\d+$", p.name)]
+        return sorted(found, key=lambda v: int(v[1:]), reverse=True)
+
+    def previous_version(self, klass: str, subject: str) -> str | None:
+        """The newest version other than the live one that loads and passes its checksums, if any."""
+        current = self.current_version(klass, subject)
+        for v in self.versions(klass, subject):
+            if v == current:
+                continue
+            try:
+                self.load(klass, subject, v)
+                return v
+            except ShelfDamaged:
+                continue
+        return None
+
+    def rollback(self, klass: str, subject: str) -> str:
+        """Point the shelf back at its previous intact version (atomically, under the shelf's lock); returns it.
+        The damaged version stays on disk until the next write prunes it."""
+        with self.lock(klass, subject):
+            previous = self.previous_version(klass, subject)
+            if previous is None:
+                raise ShelfDamaged(klass, subject, "there is no earlier intact version to roll back to: rebuild the "
+                                                   "shelf from its kept PDFs instead")
+            self._point(self.shelf_dir(klass, subject), previous)
+            return previous
+
+    def _point(self, sdir: Path, version: str) -> None:
+        pointer = sdir / "CURRENT.tmp"
+        with open(pointer, "w") as fh:
+            fh.write(version)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(pointer, sdir / "CURRENT")
+
+    @contextlib.contextmanager
+    def lock(self, klass: str, subject: str):
+        """One writer per shelf at a time (an upload and a CLI ingest must not interleave)."""
+        sdir = self.shelf_dir(klass, subject)
+        sdir.mkdir(parents=True, exist_ok=True)
+        with open(sdir / ".lock", "w") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def write(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, *, fail_before_swap: bool = False) -> str:
+        """Write a complete new version, then swap `CURRENT` to it atomically; returns the version name.
+
+        `fail_before_swap` simulates a crash after the files are written and before the swap (for tests).
+        """
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        sdir = self.shelf_dir(manifest.klass, manifest.subject)
+        sdir.mkdir(parents=True, exist_ok=True)
+        version = f"v{time.time_ns()}"
+        tmp = sdir / f".{version}.tmp"
+        tmp.mkdir()
+        manifest.n_chunks = len(chunks)
+        manifest.built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
+            for c in chunks:
+                f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
+        np.save(tmp / "vectors.npy", np.asarray(vectors, dtype=np.float32))
+        faiss.write_index(build_index(np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim), manifest.index_type), str(tmp / "index.faiss"))
+        manifest.files = {name: sha256_file(tmp / name) for name in ("chunks.jsonl", "vectors.npy", "index.faiss")}
+        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+        for p in tmp.iterdir():
+            with open(p, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.rename(tmp, sdir / version)
+        previous = self.current_version(manifest.klass, manifest.subject)
+        if fail_before_swap:
+            raise RuntimeError("simulated crash before the swap")
+        self._point(sdir, version)
+        self._prune(sdir, keep={version, previous} - {None})
+        return version
+
+    def _prune(self, sdir: Path, keep: set[str]) -> None:
+        """Remove every version but those kept (the live one and the one live before it, which a reader may still
+        be loading), including orphans of writes that crashed before their swap."""
+        versions = [p for p in sdir.iterdir() if p.is_dir() and re.match(r"^\.?v\d+", p.name)]
+        for p in versions:
+            if p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True)
+
+    def delete(self, klass: str, subject: str) -> None:
+        """Remove a whole shelf."""
+        shutil.rmtree(self.shelf_dir(klass, subject), ignore_errors=True)
