@@ -23,7 +23,8 @@ from tutor.safety.failsafe import classify
 from tutor.answering.llm_judge import AnswerabilityJudge
 from tutor.answering.llm import LLMError, LLMTimeout, OpenAICompatLLM, OpenAISettings, chatml
 from tutor.pipeline import Passage, Tutor
-from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, is_instruction_like, neutralise
+from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, neutralise
+from tutor.safety.vocabulary import is_instruction_like
 from tutor.answering.rerank import LLMReranker, parse_scores
 from tutor.types import REASONS, REFUSAL_SENTENCE
 from tutor.retrieval.search import Library

@@ -28,7 +28,7 @@ from tutor.answering.llm_judge import AnswerabilityJudge
 from tutor.answering.llm import LocalLLM, OpenAICompatLLM, OpenAISettings
 from tutor.answering.model_files import gemma_path
 from tutor.pipeline import Passage, Tutor
-from tutor.answering.prompts import is_instruction_like
+from tutor.safety.vocabulary import is_instruction_like
 from tutor.retrieval.search import Library
 
 pytestmark = pytest.mark.slow

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutor.ingest.chunking import _sentence_spans
+from tutor.text.sentences import sentence_spans
 from tutor.errors import PolicyError
 from tutor.safety.gate import answer_type, decide, is_factoid
 from tutor.ingest.hindi_pdf import ocr_missing, repair, usability
@@ -48,7 +48,7 @@ def test_script_detection(text, lang):
 
 def test_danda_ends_a_sentence_and_keeps_every_character():
     text = "जन स्वास्थ्य पोषण का लक्ष्य अच्छा स्वास्थ्य है। यह दूसरा वाक्य है॥ क्या यह तीसरा है? Fig. 3 shows it."
-    spans = _sentence_spans(text)
+    spans = sentence_spans(text)
     assert [text[s:e] for s, e in spans] == [
         "जन स्वास्थ्य पोषण का लक्ष्य अच्छा स्वास्थ्य है।", "यह दूसरा वाक्य है॥", "क्या यह तीसरा है?", "Fig. 3 shows it."]
 

@@ -11,6 +11,7 @@ from typing import Callable, Protocol
 
 from tutor.safety.gate import Candidate
 from tutor.policy import Policy
+from tutor.safety.vocabulary import is_instruction_like
 from tutor.types import AnswerSentence, Source
 from tutor.text.terms import term_set
 
@@ -67,8 +68,6 @@ class ExtractiveAnswerer:
 
     def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
                on_token: OnToken | None = None) -> Draft:
-        from tutor.answering.prompts import is_instruction_like  # prompts imports the checks, which import this module's kin
-
         n_of = {s.chunk_id: s.n for s in sources}
         chosen: list[Candidate] = []
         seen_text: set[str] = set()

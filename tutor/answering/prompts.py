@@ -8,43 +8,13 @@ from __future__ import annotations
 
 import re
 
-from tutor.safety.checks import FORBIDDEN_PHRASES
+from tutor.safety.vocabulary import FORBIDDEN_PHRASES, is_instruction_like
+from tutor.text.sentences import split_sentences
 from tutor.types import Source
 
 SENTINEL = "NOT_IN_SOURCES"
 
-# sentences that talk to a language model rather than to a student: a textbook never says these
-INSTRUCTION_PATTERNS = (
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}\b(?:instructions?|prompts?|rules?|directions?|guidelines?|sources?|context|above|previous|prior|earlier)\b",
-    r"\b(?:new|updated|real|actual|secret|hidden)\s+(?:instructions?|task|system\s+prompt|rules?)\b",
-    r"\bsystem\s+(?:prompt|message|override)\b",
-    r"\byou\s+are\s+(?:now\s+)?(?:an?\s+)?(?:ai|assistant|chat\s*bot|language\s+model|llm|dan)\b",
-    r"\b(?:as|to)\s+(?:an?\s+)?(?:ai|assistant|language\s+model|llm|chat\s*bot)\s*[,:]",
-    r"\b(?:assistant|ai|model|llm|chatbot|tutor)\s*[,:]\s*(?:please\s+)?(?:ignore|answer|reply|respond|say|write|print|output|tell)\b",
-    r"\b(?:reply|respond|answer|say|output|print)\s+(?:only|exactly|just)\s+(?:with\s+)?[\"'“‘]",
-    r"\b(?:do\s+not|don'?t|never)\s+(?:cite|use)\s+(?:the\s+)?(?:sources?|citations?)\b",
-    r"<\|?\s*(?:im_start|im_end|system|endoftext)\s*\|?>",
-    r"\[/?INST\]|</?s(?:ource)?\s*(?:n\s*=\s*[\"']?\d+[\"']?)?>",
-    # planted in a chapter PDF for the tutor to repeat: a sentence addressed to the tutor or the system, an order
-    # about what to tell students, a request for passwords or other credentials
-    r"^\W*(?:note\s+(?:to|for)\s+(?:the\s+)?)?(?:tutor|assistant|system|ai|chat\s*bot|bot|model|llm)\s*[:,]",
-    r"\bnote\s+(?:to|for)\s+(?:the\s+)?(?:tutor|assistant|ai|system|model|chat\s*bot)\b",
-    r"\b(?:always|never|must)\s+(?:tell|say\s+to|answer|reply\s+to|respond\s+to|inform)\s+(?:the\s+|all\s+)?"
-    r"(?:students?|users?|learners?|readers?|children|pupils?)\b",
-    r"\btell\s+(?:the\s+|all\s+)?(?:students?|users?|learners?)\s+(?:that\s+)?the\s+(?:correct\s+)?answer\s+is\b",
-    r"\b(?:enter|type|give|send|share|provide|submit|confirm|reveal|update|verify|tell\s+(?:us|me))\b[^.!?\n]{0,60}"
-    r"\b(?:passwords?|pass\s*codes?|pins?|otps?|one[-\s]time\s+passwords?|log-?in\s+(?:details|credentials)|"
-    r"credentials|card\s+numbers?|cvv|bank\s+(?:details|account\s+numbers?))\b",
-    r"\b(?:passwords?|otps?|credentials|log-?in)\b[^.!?\n]{0,80}(?:https?://|www\.)",
-)
-_INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in INSTRUCTION_PATTERNS), re.I)
 WITHHELD = "[a sentence addressed to an AI model was removed here]"
-
-
-def is_instruction_like(text: str) -> bool:
-    """Whether the text addresses a language model, the tutor or the system (an injected instruction), or asks
-    the reader for a password or other credentials: planted text that a textbook never says to a student."""
-    return bool(_INSTRUCTION.search(" ".join(text.split())))
 
 
 PLANTED_MARK = "[left out: a sentence that gives orders to the tutor or asks for a password]"
@@ -61,11 +31,6 @@ def withhold_planted(text: str) -> str:
     for s in planted_sentences(text):
         out = out.replace(s, PLANTED_MARK)
     return out
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences and lines of a text (a model's reply, a source), for scanning one at a time."""
-    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text) if s.strip()]
 
 
 def neutralise(text: str) -> str:

@@ -20,6 +20,7 @@ from tutor.ingest.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapte
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
 from tutor.errors import IngestError, PdfRefused, ShelfDamaged
 from tutor.files import sha256_file
+from tutor.safety.vocabulary import is_instruction_like
 from tutor.ingest.pdftext import ExtractedPdf, extract_pdf
 from tutor.ingest.hindi_pdf import fix_hindi_pages
 from tutor.text.language import HINDI, detect_language
@@ -337,7 +338,6 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
 def planted(chunks: list[Chunk]) -> list[tuple[int, str]]:
     """Sentences of a chapter addressed to the tutor or the system, or asking for passwords (tutor.answering.prompts), with
     their pages, once each: the answerer never quotes them, and the maintainers see them at ingest."""
-    from tutor.answering.prompts import is_instruction_like
 
     seen: dict[tuple[int, str], None] = {}
     for c in chunks:

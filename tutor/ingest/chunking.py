@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from functools import lru_cache
 
 from tutor.ingest.pdftext import PageText
+from tutor.text.sentences import sentence_spans
 
 BODY, QUESTION_BOX, EXERCISE = "body", "question_box", "exercise"
 NON_EVIDENCE_KINDS = frozenset({QUESTION_BOX, EXERCISE})
@@ -30,7 +30,6 @@ _EXERCISE_HEAD = re.compile(r"^(?:E\s?X\s?E\s?R\s?C\s?I\s?S\s?E\s?S?|Exercises?)
 _SECTION_HEAD = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){1,3})\.?\s+([A-Z][^.?!]{2,90})$")
 _SUMMARY_HEAD = re.compile(r"^(?:What you have learnt|Summary|Key Points?)\b", re.I)
 _ACTIVITY_HEAD = re.compile(r"^(?:Activity|Figure|Fig\.|Table)\s+\d+\.\d+")
-_ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\.e|e\.g|etc|Prof|approx|Sec|Ch)\.|\b[A-Z]\.)$")
 
 
 @dataclass(frozen=True)
@@ -148,53 +147,6 @@ def _line_kind(line: str, state: str) -> tuple[str, bool]:
     return state, False
 
 
-@lru_cache(maxsize=1)
-def _punkt():
-    from nltk.tokenize import PunktSentenceTokenizer
-    from nltk.data import load
-
-    try:
-        return load("tokenizers/punkt_tab/english/")  # type: ignore[no-any-return]
-    except (LookupError, OSError, ValueError):
-        return PunktSentenceTokenizer()
-
-
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    try:
-        tok = _punkt()
-        spans = list(tok.span_tokenize(text))
-    except Exception:  # noqa: BLE001 - a tokenizer failure must not stop ingestion
-        spans = [(m.start(), m.end()) for m in re.finditer(r"[^.!?]+(?:[.!?]+|$)", text)]
-    # punkt (English) does not know the Devanagari danda: a Hindi sentence ends at "।" or "॥" (and at "?" or "!",
-    # which punkt already splits on)
-    spans = [part for s, e in spans for part in _split_danda(text, s, e)]
-    # punkt splits after "Fig." and "No."; glue those back
-    merged: list[list[int]] = []
-    for s, e in spans:
-        if merged and _ABBREV_END.search(text[merged[-1][0]:merged[-1][1]]):
-            merged[-1][1] = e
-        else:
-            merged.append([s, e])
-    return [(s, e) for s, e in merged]
-
-
-_DANDA_END = re.compile("[\u0964\u0965]+[\"'”’)]*(?=\\s)")
-
-
-def _split_danda(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Split the span text[start:end] after each danda (।) or double danda (॥) that a space follows."""
-    out = []
-    s = start
-    for m in _DANDA_END.finditer(text, start, end):
-        out.append((s, m.end()))
-        s = m.end()
-        while s < end and text[s].isspace():
-            s += 1
-    if s < end:
-        out.append((s, end))
-    return out
-
-
 @dataclass
 class _Block:
     kind: str
@@ -282,7 +234,7 @@ def chunk_pages(
         sents: list[tuple[str, int]] = carry
         carry = []
         for piece, starts in _runs(block.parts):
-            for s, e in _sentence_spans(piece):
+            for s, e in sentence_spans(piece):
                 t = piece[s:e].strip()
                 if t:
                     sents.append((t, next(p for off, p in reversed(starts) if off <= s)))

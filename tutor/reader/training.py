@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from tutor.ingest.chunking import _sentence_spans
+from tutor.text.sentences import sentence_spans
 from tutor.text.terms import content_terms, term_set
 
 WINDOW = 3  # sentences a window holds (the reader reads windows of this many sentences at inference too)
@@ -61,7 +61,7 @@ def heldout_chapter(code: str) -> bool:
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
-    return _sentence_spans(text) or [(0, len(text))]
+    return sentence_spans(text) or [(0, len(text))]
 
 
 def window(text: str, spans: list[tuple[int, int]], first: int, size: int = WINDOW) -> tuple[str, int]:

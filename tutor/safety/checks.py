@@ -10,23 +10,13 @@ from typing import Callable
 
 from tutor.text.normalize import normalize_for_matching
 from tutor.policy import Policy
+from tutor.safety.vocabulary import FORBIDDEN_PHRASES, UNTRUSTWORTHY_PHRASES, is_instruction_like
+from tutor.text.sentences import sentence_spans
 from tutor.types import AnswerSentence, Check, Source
 from tutor.text.terms import content_terms, term_set
 
 ANSWER = "answer"
 
-# hedging and filler that a textbook answer never needs, and words that mark an answer as untrustworthy
-FORBIDDEN_PHRASES = (
-    r"in general", r"generally speaking", r"typically", r"i believe", r"i think", r"as a best practice",
-    r"based on my (?:understanding|knowledge)", r"you might also consider", r"it is (?:widely|commonly) (?:known|believed)",
-    r"as an ai", r"in my opinion", r"from my knowledge", r"it'?s worth noting", r"as far as i know",
-)
-UNTRUSTWORTHY_PHRASES = (
-    r"i'?m not sure", r"i am not sure", r"not certain", r"maybe", r"perhaps", r"possibly", r"i cannot", r"i can'?t",
-    r"i don'?t know", r"i do not know", r"unable to", r"error occurred", r"an error", r"exception", r"as of my",
-    r"not (?:mentioned|provided|given|stated) in the (?:sources|text|context)", r"the (?:sources|context) (?:do|does) not",
-    r"insufficient information", r"i (?:could|would) guess", r"probably",
-)
 _FORBIDDEN = re.compile(r"\b(?:" + "|".join(FORBIDDEN_PHRASES) + r")\b", re.I)
 _UNTRUSTWORTHY = re.compile(r"\b(?:" + "|".join(UNTRUSTWORTHY_PHRASES) + r")\b", re.I)
 
@@ -68,9 +58,8 @@ def quoted(sentence: str, text: str) -> bool:
 
 def supporting_passage(sentence: str, cited_text: str) -> str:
     """The sentence, or pair of neighbouring sentences, of the cited text that shares most words with `sentence`."""
-    from tutor.ingest.chunking import _sentence_spans
 
-    parts = [cited_text[s:e] for s, e in _sentence_spans(cited_text)] or [cited_text]
+    parts = [cited_text[s:e] for s, e in sentence_spans(cited_text)] or [cited_text]
     windows = parts + [" ".join(parts[i : i + 2]) for i in range(len(parts) - 1)]
     return max(windows, key=lambda w: (token_overlap(sentence, w), -len(w)))
 
@@ -110,7 +99,6 @@ def sentence_support(
 def check_instructions(sentences: tuple[AnswerSentence, ...]) -> list[Check]:
     """No sentence of the answer addresses a language model ("ignore previous instructions ..."): such text in a
     source is an injection, and repeating it would pass grounding because it is, word for word, in the source."""
-    from tutor.answering.prompts import is_instruction_like
 
     bad = [i + 1 for i, s in enumerate(sentences) if is_instruction_like(s.text)]
     return [Check("no_instructions", ANSWER, not bad, ", ".join(map(str, bad)) or "none", "none",

@@ -9,7 +9,8 @@ import re
 from dataclasses import dataclass
 
 from tutor.safety.checks import normalized_words, quoted
-from tutor.answering.prompts import SENTINEL, split_sentences
+from tutor.answering.prompts import SENTINEL
+from tutor.text.sentences import split_sentences
 
 # category -> reason code (tutor.types.REASONS holds the student's message for each)
 CATEGORIES = {
