@@ -15,11 +15,11 @@ try:
 except ImportError:  # tests/ imported as a package
     from tests.helpers_safety import EMB, LIGHT, policy, write_shelf
 
-from tutor.reasons import Reason, Tier, label, message, tier_label
 from tutor.pipeline import Tutor
+from tutor.reasons import Reason, Tier, label, message, tier_label
 from tutor.retrieval.search import Library
 from tutor.safety.failsafe import CATEGORIES
-from tutor.types import REASONS, REASONS_HI, TutorAnswer, reason_message
+from tutor.types import REASONS, REASONS_HI, reason_message
 
 TUTOR = Path(__file__).resolve().parents[1] / "tutor"
 DEVANAGARI = re.compile(r"[\u0900-\u097F]")

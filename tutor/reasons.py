@@ -7,6 +7,7 @@ enums: `Reason.OFF_TOPIC == "off_topic"`, and JSON, SQLite and pandas see the sa
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Self
 
 
 class Reason(StrEnum):
@@ -19,7 +20,7 @@ class Reason(StrEnum):
     en: str
     hi: str
 
-    def __new__(cls, code: str, label: str, en: str, hi: str) -> Reason:
+    def __new__(cls, code: str, label: str, en: str, hi: str) -> Self:
         member = str.__new__(cls, code)
         member._value_ = code
         member.label, member.en, member.hi = label, en, hi
@@ -113,17 +114,17 @@ class Reason(StrEnum):
     )
     LLM_UNCERTAIN = (
         "llm_uncertain", "LLM: unsure",
-        "I was not sure enough of the answer from your textbook, so I won't guess. Try asking about one term "
-        "or idea at a time.",
-        "पाठ्यपुस्तक से उत्तर के बारे में मैं पर्याप्त निश्चित नहीं था, इसलिए अनुमान नहीं लगाऊँगा। एक समय में"
-        " एक ही शब्द या विचार के बारे में पूछिए।",
+        ("I was not sure enough of the answer from your textbook, so I won't guess. Try asking about one term "
+         "or idea at a time."),
+        ("पाठ्यपुस्तक से उत्तर के बारे में मैं पर्याप्त निश्चित नहीं था, इसलिए अनुमान नहीं लगाऊँगा। एक समय में"
+         " एक ही शब्द या विचार के बारे में पूछिए।"),
     )
     LLM_AMBIGUOUS = (
         "llm_ambiguous", "Ambiguous question",
-        "Your question can be read in more than one way. Try asking it more precisely, for example naming the"
-        " chapter or the term you mean.",
-        "आपके प्रश्न के एक से अधिक अर्थ हो सकते हैं। इसे अधिक स्पष्ट रूप से पूछिए, जैसे अध्याय या जिस शब्द की"
-        " बात है उसका नाम लेकर।",
+        ("Your question can be read in more than one way. Try asking it more precisely, for example naming the"
+         " chapter or the term you mean."),
+        ("आपके प्रश्न के एक से अधिक अर्थ हो सकते हैं। इसे अधिक स्पष्ट रूप से पूछिए, जैसे अध्याय या जिस शब्द की"
+         " बात है उसका नाम लेकर।"),
     )
     LLM_TOOL_FAILURE = (
         "llm_tool_failure", "LLM failure",
@@ -137,8 +138,8 @@ class Reason(StrEnum):
     )
     LLM_LIMITATION = (
         "llm_limitation", "Too long or complex",
-        "This question is too long or too complex for me to answer from the book. Try a shorter, simpler "
-        "question.",
+        ("This question is too long or too complex for me to answer from the book. Try a shorter, simpler "
+         "question."),
         "यह प्रश्न पुस्तक से उत्तर देने के लिए बहुत लंबा या जटिल है। छोटा और सरल प्रश्न पूछिए।",
     )
     JUDGE_NOT_ANSWERABLE = (
@@ -154,8 +155,8 @@ class Reason(StrEnum):
     SOURCE_INSTRUCTIONS = (
         "source_instructions", "Instructions in the source",
         "The answer repeated text that gives orders to a computer instead of teaching, so I won't show it.",
-        "उत्तर में ऐसा पाठ दोहराया गया जो पढ़ाने के बजाय कंप्यूटर को आदेश देता है, इसलिए मैं उसे नहीं "
-        "दिखाऊँगा।",
+        ("उत्तर में ऐसा पाठ दोहराया गया जो पढ़ाने के बजाय कंप्यूटर को आदेश देता है, इसलिए मैं उसे नहीं "
+         "दिखाऊँगा।"),
     )
     # limits and damage (tutor.policy limits; a shelf whose files fail their checksums)
     QUESTION_TOO_LONG = (
@@ -175,16 +176,16 @@ class Reason(StrEnum):
     )
     SHELF_DAMAGED = (
         "shelf_damaged", "Textbook damaged",
-        "This textbook cannot be opened right now: its files are damaged. The maintainers can see this and "
-        "repair it; other subjects still work.",
-        "यह पाठ्यपुस्तक अभी खोली नहीं जा सकती: इसकी फ़ाइलें खराब हो गई हैं। अनुरक्षक इसे देख सकते हैं और ठीक "
-        "कर सकते हैं; दूसरे विषय काम करते हैं।",
+        ("This textbook cannot be opened right now: its files are damaged. The maintainers can see this and "
+         "repair it; other subjects still work."),
+        ("यह पाठ्यपुस्तक अभी खोली नहीं जा सकती: इसकी फ़ाइलें खराब हो गई हैं। अनुरक्षक इसे देख सकते हैं और ठीक "
+         "कर सकते हैं; दूसरे विषय काम करते हैं।"),
     )
     FOLLOWUP_NOT_COVERED = (
         "followup_not_covered", "Follow-up not in the book",
         "Your textbook's pages about what we were talking about do not say this, so I won't guess.",
-        "जिस विषय पर हम बात कर रहे थे, उसके बारे में पाठ्यपुस्तक के पृष्ठ यह नहीं बताते, इसलिए मैं अनुमान "
-        "नहीं लगाऊँगा।",
+        ("जिस विषय पर हम बात कर रहे थे, उसके बारे में पाठ्यपुस्तक के पृष्ठ यह नहीं बताते, इसलिए मैं अनुमान "
+         "नहीं लगाऊँगा।"),
     )
 
     def message(self, language: str = "en") -> str:
@@ -213,7 +214,7 @@ class Tier(StrEnum):
 
     label: str
 
-    def __new__(cls, code: str, label: str) -> Tier:
+    def __new__(cls, code: str, label: str) -> Self:
         member = str.__new__(cls, code)
         member._value_ = code
         member.label = label
