@@ -23,11 +23,13 @@ from tutor.retrieval.followup import Resolution, check_own_words, resolve
 from tutor.safety.gate import GateDecision, decide
 from tutor.policy import Policy
 from tutor.text.language import detect_language
-from tutor.types import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, reason_message, refusal_sentence,
+from tutor.types import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, refusal_sentence,
                           wrong_shelf_message)
 from tutor.retrieval.search import Library
 from tutor.store.shelf import Hit, Shelf, ShelfKey
 from tutor.text.terms import TermStats, valid_text
+from tutor import reasons
+from tutor.reasons import Reason, Tier
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
 Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.answering.llm_judge.AnswerabilityJudge
@@ -96,13 +98,13 @@ class Tutor:
                 self._stats[key] = got
         return got
 
-    def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: str, timer: _Timer, *,
+    def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: Reason, timer: _Timer, *,
                  checks: tuple[Check, ...] = (), confidence: float = 0.0, message: str | None = None, **kw) -> TutorAnswer:
         # the refusal and its reason come in the student's language, told by the question's script
         lang = detect_language(question)
         return TutorAnswer(
             question=question, klass=str(klass), subject=subject, mode=mode, answer=refusal_sentence(lang),
-            was_refusal=True, reason=reason, message=message or reason_message(reason, lang), confidence=confidence,
+            was_refusal=True, reason=reason, message=message or reasons.message(reason, lang), confidence=confidence,
             checks=checks, answerer=self.answerer.name, timings_ms=timer.ms, language=lang, **kw,
         )
 
@@ -134,12 +136,13 @@ class Tutor:
             selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
                                valid_text(selected.file or ""), selected.page)
         if len(question) > p.max_question_chars:  # before any embedding: a huge question costs nothing
-            ans = self._refusal(_cut(question, p.max_question_chars), klass, subject, mode, "question_too_long", timer,
+            ans = self._refusal(_cut(question, p.max_question_chars), klass, subject, mode,
+                                Reason.QUESTION_TOO_LONG, timer,
                                 notes=(f"the question had {len(question):,} characters; the limit is "
                                        f"{p.max_question_chars:,} (max_question_chars)",))
             return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
         if selected is not None and len(selected.text) > p.max_passage_chars:
-            ans = self._refusal(question, klass, subject, mode, "passage_too_long", timer,
+            ans = self._refusal(question, klass, subject, mode, Reason.PASSAGE_TOO_LONG, timer,
                                 notes=(f"the passage had {len(selected.text):,} characters; the limit is "
                                        f"{p.max_passage_chars:,} (max_passage_chars)",))
             return self._log(ans, timer, _cut(selected.text, p.max_passage_chars))
@@ -153,18 +156,18 @@ class Tutor:
                 res = self._resolution(question, str(klass), subject, previous)  # microseconds: not a timed stage
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res)
         except EmptyQuestion:
-            ans = self._refusal(question, klass, subject, mode, "empty_question", timer)
+            ans = self._refusal(question, klass, subject, mode, Reason.EMPTY_QUESTION, timer)
         except ShelfNotFound as e:
-            ans = self._refusal(question, klass, subject, mode, "no_shelf", timer,
+            ans = self._refusal(question, klass, subject, mode, Reason.NO_SHELF, timer,
                                 message=str(e) if detect_language(question) == "en" else None)
         except QuestionTimeout as e:
-            ans = self._refusal(question, klass, subject, mode, "question_timeout", timer, decided_by="error",
+            ans = self._refusal(question, klass, subject, mode, Reason.QUESTION_TIMEOUT, timer, decided_by=Tier.ERROR,
                                 error=str(e), llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         except ShelfDamaged as e:  # this shelf is isolated; every other shelf keeps answering
-            ans = self._refusal(question, klass, subject, mode, "shelf_damaged", timer, decided_by="error",
+            ans = self._refusal(question, klass, subject, mode, Reason.SHELF_DAMAGED, timer, decided_by=Tier.ERROR,
                                 error=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
-            ans = self._refusal(question, klass, subject, mode, "answerer_error", timer, decided_by="error",
+            ans = self._refusal(question, klass, subject, mode, Reason.ANSWERER_ERROR, timer, decided_by=Tier.ERROR,
                                 error=f"{type(e).__name__}: {e}",
                                 llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         if res.cues:  # the student's own words are what the log and the page show; the resolution beside them
@@ -273,8 +276,8 @@ class Tutor:
                 gate_checks = gate_checks + (verdict_j.check,)
                 measures["judge_p"] = verdict_j.best
                 if not verdict_j.answerable:
-                    return self._refusal(question, klass, subject, mode, "judge_not_answerable", timer,
-                                         checks=gate_checks, decided_by="judge", llm_called=True, notes=tuple(notes),
+                    return self._refusal(question, klass, subject, mode, Reason.JUDGE_NOT_ANSWERABLE, timer,
+                                         checks=gate_checks, decided_by=Tier.JUDGE, llm_called=True, notes=tuple(notes),
                                          **refuse)
         timer.check("judge" if self.judge is not None else "gate")
         with timer.stage("answer"):
@@ -285,7 +288,7 @@ class Tutor:
             draft, direct = lead_with_span(draft, found, sources)
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
-                                 decided_by="answerer", llm_called=llm, draft=draft.text,
+                                 decided_by=Tier.ANSWERER, llm_called=llm, draft=draft.text,
                                  draft_sentences=draft.sentences, notes=tuple(notes + [draft.detail]), **refuse)
         with timer.stage("checks"):
             sentences = draft.sentences
@@ -308,14 +311,15 @@ class Tutor:
         timer.check("checks")
         all_checks = gate_checks + tuple(checks)
         reason = verdict(checks)
-        if reason != "answered":
+        if reason != Reason.ANSWERED:
             return self._refusal(question, klass, subject, mode, reason, timer, checks=all_checks,
-                                 decided_by="answer_checks", llm_called=llm, draft=draft.text, draft_sentences=judged,
-                                 notes=tuple(notes), **refuse)
+                                 decided_by=Tier.ANSWER_CHECKS, llm_called=llm, draft=draft.text,
+                                 draft_sentences=judged, notes=tuple(notes), **refuse)
         grounded = next(c for c in checks if c.name == "grounding").value
         return TutorAnswer(
             question=question, klass=klass, subject=subject, mode=mode, answer=draft.text, was_refusal=False,
-            reason="answered", message=reason_message("answered", detect_language(question)), language=detect_language(question), confidence=round(min(decision.confidence, float(grounded)), 4),
+            reason=Reason.ANSWERED, message=Reason.ANSWERED.message(detect_language(question)),
+            language=detect_language(question), confidence=round(min(decision.confidence, float(grounded)), 4),
             sentences=judged, sources=tuple(sources), near_misses=near, checks=all_checks,
             decided_by=decision.tier, llm_called=llm, answerer=self.answerer.name, timings_ms=timer.ms,
             measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes), direct_answer=direct,
@@ -393,7 +397,7 @@ class Tutor:
             with timer.stage("reader"):
                 decision, found = read_decision(self.reader, question, decision, p)
         if not decision.passed:
-            return self._refusal(question, klass, subject, "selected_text", "selected_text_insufficient", timer,
+            return self._refusal(question, klass, subject, "selected_text", Reason.SELECTED_TEXT_INSUFFICIENT, timer,
                                  checks=decision.checks, confidence=decision.confidence,
                                  sources=(_source(1, hit),), notes=tuple(notes), measures=decision.values)
         sources = [_source(1, hit)]

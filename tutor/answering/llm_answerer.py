@@ -20,6 +20,7 @@ from tutor.answering.llm import LLM, LLMError, LLMTimeout, OpenAISettings
 from tutor.policy import Policy
 from tutor.answering.prompts import answer_messages
 from tutor.types import Source
+from tutor.reasons import Reason
 
 
 @dataclass
@@ -37,7 +38,7 @@ class LLMAnswerer:
         try:
             text = self.llm.chat(messages, policy.llm_max_tokens, policy.llm_timeout_s, on_token)
         except LLMTimeout as e:
-            return Draft(e.partial, (), declined="llm_timeout", detail=str(e))
+            return Draft(e.partial, (), declined=Reason.LLM_TIMEOUT, detail=str(e))
         except LLMError as e:
             f = from_error(e.kind, str(e))
             return Draft("", (), declined=f.reason, detail=f"{f.category}: {e}")

@@ -11,6 +11,7 @@ from tutor.policy import Policy
 from tutor.answering.prompts import judge_messages
 from tutor.types import Check
 from tutor.store.shelf import Hit
+from tutor.reasons import Reason
 
 FALLBACK_NOTE = "answerability judge failed/timed out: the gate's decision stands"
 
@@ -49,5 +50,5 @@ class AnswerabilityJudge:
         check = Check("answerability_judge", "gate", best >= p.min_answerable_probability, best,
                       p.min_answerable_probability,
                       "the language model's probability that the evidence states the answer: "
-                      + ", ".join(f"{cid} {v:.2f}" for cid, v in probs), "judge_not_answerable")
+                      + ", ".join(f"{cid} {v:.2f}" for cid, v in probs), Reason.JUDGE_NOT_ANSWERABLE)
         return JudgeVerdict(tuple(probs), best, check)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from tutor.text.language import detect_language
 from tutor.types import Check
 from tutor.text.terms import stem, stopwords, tokens
+from tutor.reasons import Reason
 
 # pronouns and determiners that point back to the previous question's topic
 _POINTING = {"it", "its", "itself", "they", "them", "their", "theirs", "this", "these", "that", "those", "he",
@@ -235,7 +236,7 @@ def check_own_words(res: Resolution, evidence_texts: list[str], threshold: float
     if not words:
         return Check("followup_own_words", "gate", True, 1.0, threshold,
                      "share of the follow-up's own words (not the earlier topic) found in the evidence: none to find",
-                     "followup_not_covered")
+                     Reason.FOLLOWUP_NOT_COVERED)
     present = {stem(t) for text in evidence_texts for t in tokens(text)}
     found = [w for w in words if _in(w, present)]
     share = len(found) / len(words)
@@ -244,4 +245,4 @@ def check_own_words(res: Resolution, evidence_texts: list[str], threshold: float
     if missing:
         detail += f"; missing: {', '.join(missing)}"
     return Check("followup_own_words", "gate", share >= threshold, round(share, 4), threshold, detail,
-                 "followup_not_covered")
+                 Reason.FOLLOWUP_NOT_COVERED)

@@ -15,6 +15,7 @@ from tutor.text.language import ENGLISH, detect_language
 from tutor.policy import Policy
 from tutor.types import AnswerSentence, Check, Source
 from tutor.store.shelf import Hit
+from tutor.reasons import Reason, Tier
 
 WINDOW = 3  # sentences a window holds, as in training (tutor/reader/training.py)
 
@@ -101,7 +102,7 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
     if not applies(question, wins):
         check = Check("reader", "gate", True, "not applied", policy.min_reader_probability,
                       "the answerability reader reads English only; this question or its evidence is not English",
-                      "reader_not_answerable")
+                      Reason.READER_NOT_ANSWERABLE)
         return replace(decision, checks=decision.checks + (check,)), None
     readings = reader.read(question, [w.text for w in wins])
     best = finding(readings, wins)
@@ -111,12 +112,12 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
               f"{len(wins)} window(s): " + ", ".join(f"{r.probability:.2f}" for r in readings)
               + (f"; answer span: {best.span!r}" if best.span else "; no answer span"))
     check = Check("reader", "gate", ok, best.probability, policy.min_reader_probability, detail,
-                  "reader_not_answerable")
+                  Reason.READER_NOT_ANSWERABLE)
     values = {**decision.values, "reader_p": best.probability}
     if ok or not decision.passed:
         return replace(decision, checks=decision.checks + (check,), values=values), best
-    return replace(decision, passed=False, reason="reader_not_answerable", checks=decision.checks + (check,),
-                   tier="reader", values=values, confidence=min(decision.confidence, 0.49)), best
+    return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
+                   tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
 
 
 def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source]) -> tuple[Draft, str]:
@@ -151,4 +152,4 @@ def check_support(reader: ReaderModel, sentences: Sequence[AnswerSentence], pass
     detail = ("; ".join(f"sentence {i + 1}: {p:.2f}" for i, p in enumerate(probs) if p is not None)
               or "every sentence is a quote of the book (not read)")
     return Check("reader_support", "answer", not bad, min(read) if read else "not read",
-                 policy.min_support_probability, detail, "low_grounding"), probs
+                 policy.min_support_probability, detail, Reason.LOW_GROUNDING), probs

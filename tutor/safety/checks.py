@@ -14,6 +14,7 @@ from tutor.safety.vocabulary import FORBIDDEN_PHRASES, UNTRUSTWORTHY_PHRASES, is
 from tutor.text.sentences import sentence_spans
 from tutor.types import AnswerSentence, Check, Source
 from tutor.text.terms import content_terms, term_set
+from tutor.reasons import Reason
 
 ANSWER = "answer"
 
@@ -28,9 +29,10 @@ def check_citations(sentences: tuple[AnswerSentence, ...], n_sources: int) -> li
     return [
         Check("citations_present", ANSWER, bool(sentences) and not uncited, float(len(sentences) - len(uncited)),
               float(len(sentences)), f"uncited sentence(s): {uncited}" if uncited else "every sentence cites a source",
-              "missing_citations"),
+              Reason.MISSING_CITATIONS),
         Check("citations_valid", ANSWER, not bad, ", ".join(map(str, bad)) or "none", f"1..{n_sources}",
-              f"citation(s) {bad} point to no source" if bad else "every citation points to a source", "invalid_citations"),
+              f"citation(s) {bad} point to no source" if bad else "every citation points to a source",
+              Reason.INVALID_CITATIONS),
     ]
 
 
@@ -103,7 +105,7 @@ def check_instructions(sentences: tuple[AnswerSentence, ...]) -> list[Check]:
     bad = [i + 1 for i, s in enumerate(sentences) if is_instruction_like(s.text)]
     return [Check("no_instructions", ANSWER, not bad, ", ".join(map(str, bad)) or "none", "none",
                   f"sentence(s) {bad} address an AI model instead of teaching" if bad
-                  else "no sentence addresses an AI model", "source_instructions")]
+                  else "no sentence addresses an AI model", Reason.SOURCE_INSTRUCTIONS)]
 
 
 def check_grounding(
@@ -136,9 +138,10 @@ def check_grounding(
     word_share = sum(t in cited_all for t in all_terms) / len(all_terms) if all_terms else 0.0
     return [
         Check("grounding", ANSWER, (share >= policy.min_supported_share and bool(sentences)) or vacuous, round(share, 4),
-              policy.min_supported_share, "; ".join(details) or "no sentences", "low_grounding"),
+              policy.min_supported_share, "; ".join(details) or "no sentences", Reason.LOW_GROUNDING),
         Check("answer_word_share", ANSWER, (word_share >= policy.min_answer_word_share and bool(sentences)) or vacuous, round(word_share, 4),
-              policy.min_answer_word_share, "share of the answer's content words found in the cited text", "low_grounding"),
+              policy.min_answer_word_share, "share of the answer's content words found in the cited text",
+              Reason.LOW_GROUNDING),
     ]
 
 
@@ -154,12 +157,12 @@ def check_phrasing(sentences: tuple[AnswerSentence, ...], sources: list[Source])
     doubts = sorted({m.group(0).lower() for m in _UNTRUSTWORTHY.finditer(text)})
     found = hedges + doubts
     return [Check("phrasing", ANSWER, not found, ", ".join(found) or "none", "none",
-                  "forbidden or uncertain phrasing" if found else "no forbidden phrasing", "forbidden_phrasing")]
+                  "forbidden or uncertain phrasing" if found else "no forbidden phrasing", Reason.FORBIDDEN_PHRASING)]
 
 
 def verdict(checks: list[Check]) -> str:
     """The reason code of a failed answer: the one failing reason, or multiple_issues."""
     reasons = list(dict.fromkeys(c.reason for c in checks if not c.passed))
     if not reasons:
-        return "answered"
-    return reasons[0] if len(reasons) == 1 else "multiple_issues"
+        return Reason.ANSWERED
+    return reasons[0] if len(reasons) == 1 else Reason.MULTIPLE_ISSUES

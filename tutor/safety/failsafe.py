@@ -10,16 +10,17 @@ from dataclasses import dataclass
 
 from tutor.safety.checks import normalized_words, quoted
 from tutor.answering.prompts import SENTINEL
+from tutor.reasons import Reason
 from tutor.text.sentences import split_sentences
 
-# category -> reason code (tutor.types.REASONS holds the student's message for each)
+# category -> reason code (tutor.reasons holds the student's message for each)
 CATEGORIES = {
-    "insufficient_information": "llm_declined",
-    "uncertainty": "llm_uncertain",
-    "ambiguous_question": "llm_ambiguous",
-    "tool_failure": "llm_tool_failure",
-    "timeout": "llm_timeout",
-    "technical_limitation": "llm_limitation",
+    "insufficient_information": Reason.LLM_DECLINED,
+    "uncertainty": Reason.LLM_UNCERTAIN,
+    "ambiguous_question": Reason.LLM_AMBIGUOUS,
+    "tool_failure": Reason.LLM_TOOL_FAILURE,
+    "timeout": Reason.LLM_TIMEOUT,
+    "technical_limitation": Reason.LLM_LIMITATION,
 }
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -52,7 +53,7 @@ class Failsafe:
     """A category found in the model's reply, its reason code and what matched (for the audit log)."""
 
     category: str
-    reason: str
+    reason: Reason
     evidence: str
 
 

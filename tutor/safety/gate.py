@@ -14,6 +14,7 @@ from tutor.policy import Policy
 from tutor.types import Check
 from tutor.store.shelf import Hit, ShelfKey
 from tutor.text.terms import TermStats, content_terms, has_phrase, key_numbers, name_phrases, negated, numbers, term_set
+from tutor.reasons import Reason, Tier
 
 GATE = "gate"
 
@@ -38,14 +39,14 @@ class GateDecision:
     """The gate's verdict, made by the code that decides: checks, evidence, near misses, drops, confidence."""
 
     passed: bool
-    reason: str
+    reason: Reason
     checks: tuple[Check, ...]
     evidence: tuple[Hit, ...]
     near_misses: tuple[Hit, ...]
     dropped: tuple[tuple[Hit, str], ...]
     candidates: tuple[Candidate, ...]
     confidence: float
-    tier: str
+    tier: Tier
     other_shelf: ShelfKey | None = None
     values: dict[str, float] = field(default_factory=dict)
 
@@ -197,9 +198,9 @@ def decide(
         else:
             usable.append(h)
 
-    tier = "retrieval"
+    tier = Tier.RETRIEVAL
     if rerank is not None:
-        tier = "reranker"
+        tier = Tier.RERANKER
         usable = sorted(usable, key=lambda h: -rerank.get(h.chunk.chunk_id, 0.0))
 
     checks: list[Check] = []
@@ -227,7 +228,7 @@ def decide(
     context_chars = sum(len(h.chunk.text) for h in evidence)
     checks.append(Check("context", GATE, bool(evidence) and context_chars >= policy.min_context_chars,
                         float(context_chars), float(policy.min_context_chars),
-                        f"{len(evidence)} evidence chunk(s), {context_chars} characters", "insufficient_context"))
+                        f"{len(evidence)} evidence chunk(s), {context_chars} characters", Reason.INSUFFICIENT_CONTEXT))
 
     # Which checks apply to which language. Scores (off_topic, confidence, mean_confidence, context) apply to every
     # question. Term cues (IDF weights: unknown-term penalty, term_coverage, answerability, sentence ranking) compare
@@ -243,29 +244,32 @@ def decide(
     definition = definition_sentence(question, candidates) if policy.accept_definitions and rerank is None else None
     checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score or definition is not None, round(best, 4),
                         policy.offtopic_max_score, "best evidence score on the chosen shelf"
-                        + ("; the evidence defines the term asked about" if definition is not None else ""), "off_topic"))
+                        + ("; the evidence defines the term asked about" if definition is not None else ""),
+                        Reason.OFF_TOPIC))
     if rerank is not None:
         top = max((rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0)
         checks.append(Check("rerank_confidence", GATE, top >= policy.min_rerank_score, top, policy.min_rerank_score,
-                            "best reranker relevance (0-3)", "low_confidence"))
+                            "best reranker relevance (0-3)", Reason.LOW_CONFIDENCE))
     else:
         detail = f"best score {best:.3f} less {policy.unknown_term_penalty} x unknown-term share {unknown:.2f}"
         if definition is not None:
             detail += f"; the evidence defines the term asked about (p. {definition.page}), which is enough"
         checks.append(Check("confidence", GATE, adjusted >= policy.min_confidence or definition is not None,
-                            round(adjusted, 4), policy.min_confidence, detail, "low_confidence"))
+                            round(adjusted, 4), policy.min_confidence, detail, Reason.LOW_CONFIDENCE))
         mean = sum(h.score for h in evidence) / len(evidence) if evidence else -1.0
         checks.append(Check("mean_confidence", GATE, mean >= policy.min_mean_confidence or definition is not None,
-                            round(mean, 4), policy.min_mean_confidence, "mean score of the evidence chunks", "low_confidence"))
+                            round(mean, 4), policy.min_mean_confidence, "mean score of the evidence chunks",
+                            Reason.LOW_CONFIDENCE))
     present = set().union(*(term_set(h.chunk.text) for h in evidence[:3])) if evidence else set()
     coverage = weighted_share(weights, present) if weights else 1.0
     checks.append(Check("term_coverage", GATE, coverage >= policy.min_term_coverage, round(coverage, 4),
-                        policy.min_term_coverage, "weighted share of the question's terms in the evidence", "low_confidence"))
+                        policy.min_term_coverage, "weighted share of the question's terms in the evidence",
+                        Reason.LOW_CONFIDENCE))
     if policy.require_clear_winner and len(usable) > 1:
         a, b = usable[0], next((h for h in usable[1:] if h.chunk.section != usable[0].chunk.section), None)
         ratio = a.score / b.score if b is not None and b.score > 0 else 99.0
         checks.append(Check("clear_winner", GATE, ratio >= policy.min_top_ratio, round(ratio, 4), policy.min_top_ratio,
-                            "top-1 over top-2 score (different sections)", "no_clear_winner"))
+                            "top-1 over top-2 score (different sections)", Reason.NO_CLEAR_WINNER))
 
     if definition is not None:  # the defining sentence leads the answer
         candidates = [c for c in candidates if c.text == definition.text][:1] + [c for c in candidates if c.text != definition.text]
@@ -275,13 +279,14 @@ def decide(
     checks.append(Check("answerability", GATE, bool(top_cand) and sentence_coverage >= policy.min_sentence_coverage,
                         round(sentence_coverage, 4), policy.min_sentence_coverage,
                         "share of the question's terms in the best sentence of the evidence"
-                        + ("" if lexical else " (not measured: the evidence is in another language)"), "not_answerable"))
+                        + ("" if lexical else " (not measured: the evidence is in another language)"),
+                        Reason.NOT_ANSWERABLE))
     q_numbers = key_numbers(question) if is_factoid(question) else set()
     # the numbers a factual question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
     numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
     if policy.require_question_numbers and q_numbers:
         checks.append(Check("question_numbers", GATE, numbers_ok, ", ".join(sorted(q_numbers)), "present",
-                            "numbers in the question must appear beside the answer", "not_answerable"))
+                            "numbers in the question must appear beside the answer", Reason.NOT_ANSWERABLE))
 
     # a factual question asking what is NOT so ("Which city did not ...?") must find a negation beside its answer;
     # a why/how question about a negative fact ("Why does dry HCl not ...?") asks for an explanation instead
@@ -289,7 +294,7 @@ def decide(
     polarity_ok = any(c.polarity_ok for c in candidates[:3]) if factoid_negated else True
     if policy.require_negation_match and factoid_negated:
         checks.append(Check("negation", GATE, polarity_ok, "negated question", "negation beside the answer",
-                            "a question asking what is NOT so needs the book to say so", "not_answerable"))
+                            "a question asking what is NOT so needs the book to say so", Reason.NOT_ANSWERABLE))
 
     # the names a factual question turns on ("New France", "Circuit Switching") must occur in the evidence
     evidence_words = _words(" ".join(h.chunk.text for h in evidence))
@@ -297,21 +302,21 @@ def decide(
     missing_names = [n for n in q_names if not has_phrase(evidence_words, n)]
     if policy.require_names and q_names:
         checks.append(Check("names", GATE, not missing_names, ", ".join(missing_names) or "all present", "present",
-                            "names in the question must occur in the evidence", "not_answerable"))
+                            "names in the question must occur in the evidence", Reason.NOT_ANSWERABLE))
 
     type_ok = any(c.type_ok for c in candidates[:3]) if answer_type(question) is not None else True
     if policy.require_answer_type and answer_type(question) is not None:
         checks.append(Check("answer_type", GATE, type_ok, "typed question", "that type beside the answer",
                             "a how-many, when or who question needs a number, a date or a name beside the answer",
-                            "not_answerable"))
+                            Reason.NOT_ANSWERABLE))
 
     failed = [c for c in checks if not c.passed]
-    reason = failed[0].reason if failed else "answered"
+    reason = failed[0].reason if failed else Reason.ANSWERED
     other: ShelfKey | None = None
     if failed:
         for key, score in other_shelves:
             if score >= policy.min_confidence and score >= best + policy.wrong_shelf_margin:
-                other, reason = key, "wrong_subject"
+                other, reason = key, Reason.WRONG_SUBJECT
                 break
     conf = _confidence(adjusted, policy) if rerank is None else max(0.0, min(1.0, max(
         (rerank.get(h.chunk.chunk_id, 0.0) for h in usable), default=0.0) / 3))
