@@ -34,11 +34,9 @@ except ImportError:  # tests/ imported as a package
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # ui/ sits beside app.py, outside the installed package
 
-from tutor import presentation as pres  # noqa: E402
 from tutor.audit import reports  # noqa: E402
 from tutor.audit.log import AuditLog
-from tutor.ingest import uploads  # noqa: E402
-from tutor.ingest.builder import Progress, discover, ingest, remove_chapter
+from tutor.ingest.builder import discover, ingest, remove_chapter
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
 from tutor.retrieval.embedding import HashEmbedder
@@ -792,73 +790,7 @@ def _render_one(d, staff, repo):
     render.render_answer(TutorAnswer.from_dict(d), key="one", diagnostics_expanded=True, staff=staff)
 
 
-def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
-    df = pd.DataFrame({"id": [1, 2, 3], "time": pd.to_datetime([0, 0, 0], unit="s"),
-                       "question": ['=HYPERLINK("http://evil.example","click")', "+1", "What is refraction?"],
-                       "answer": ["@SUM(A1)", "\tcmd", "-2+3"], "confidence": [-0.5, 0.1, 0.2]})
-    csv = pd.read_csv(io.BytesIO(reports.audit_csv(df)), keep_default_na=False)
-    assert csv["question"].tolist() == ["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+1", "What is refraction?"]
-    assert csv["answer"].tolist() == ["'@SUM(A1)", "'\tcmd", "'-2+3"]
-    assert csv["confidence"].tolist() == [-0.5, 0.1, 0.2]  # numbers stay numbers
-
-
 # ---------------------------------------------------------------------------------------------- plain helpers
-def test_safe_pdf_name_never_returns_a_path():
-    assert uploads.safe_pdf_name("../../etc/passwd") == "passwd.pdf"
-    assert uploads.safe_pdf_name("C:\\Users\\x\\Chapter 3 – Métaux.PDF") == "chapter-3-métaux.pdf"
-    assert uploads.safe_pdf_name("...pdf") == "chapter.pdf"
-    assert uploads.safe_pdf_name("a.pdf", taken={"a.pdf"}) == "a-2.pdf"
-
-
-def test_upload_names_keep_their_letters_in_any_script():
-    assert uploads.safe_pdf_name("अध्याय 1 – रासायनिक अभिक्रियाएँ.pdf") == "अध्याय-1-रासायनिक-अभिक्रियाएँ.pdf"
-    assert uploads.safe_pdf_name("अध्याय 2 – अम्ल.pdf") != uploads.safe_pdf_name("अध्याय 1 – रासायनिक अभिक्रियाएँ.pdf")
-    assert uploads.safe_pdf_name("পাঠ ৩.pdf") == "পাঠ-৩.pdf" and uploads.safe_pdf_name("第三章.pdf") == "第三章.pdf"
-    assert uploads.safe_pdf_name("evil\u202egpj.pdf") == "evilgpj.pdf"  # a right-to-left override is dropped
-    assert uploads.safe_pdf_name("../अध्याय/..\\x.pdf") == "x.pdf"
-
-
-def test_a_different_pdf_under_a_used_name_never_replaces_it_unless_asked():
-    on_shelf = {"अध्याय.pdf": "aaa", "light.pdf": "bbb"}
-    assert uploads.upload_name("अध्याय.pdf", "ccc", on_shelf, set()) == "अध्याय-2.pdf"
-    assert uploads.upload_name("अध्याय.pdf", "ccc", on_shelf, set(), replace=True) == "अध्याय.pdf"
-    assert uploads.upload_name("अध्याय.pdf", "aaa", on_shelf, set()) == "अध्याय.pdf"  # the same PDF: unchanged
-    assert uploads.upload_name("new.pdf", "ddd", on_shelf, set()) == "new.pdf"
-    assert uploads.upload_name("new.pdf", "eee", on_shelf, {"new.pdf"}) == "new-2.pdf"  # twice in one batch
-
-
-def test_one_progress_bar_for_a_whole_ingest():
-    events = [Progress("hash", 0, 2, "a.pdf"), Progress("hash", 1, 2, "b.pdf"), Progress("extract", 1, 2, "a.pdf"),
-              Progress("extract", 2, 2, "b.pdf"), Progress("embed", 64, 100), Progress("embed", 100, 100),
-              Progress("write", 0, 1, message="writing"), Progress("write", 1, 1, message="swapped in"),
-              Progress("done", 1, 1)]
-    fractions = [uploads.progress_fraction(p) for p in events]
-    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
-    assert uploads.progress_text(events[2]) == "Reading the text of a.pdf"
-    assert uploads.progress_text(events[4]) == "Indexing passages: 64 of 100"
-
-
-def test_guess_shelf_from_file_name():
-    assert uploads.guess_shelf("class-10_social-science_money.pdf") == ("10", "social-science")
-    assert uploads.guess_shelf("Class 9 Science motion.pdf") == ("9", "science")
-    assert uploads.guess_shelf("jess302.pdf") == (None, None)
-
-
-def test_web_and_mail_addresses_are_never_links_unless_their_domain_is_allowed():
-    shown = pres.md("Log in at http://evil.example/login, www.evil.example or write to help@evil.example")
-    assert "http://" not in shown and "www." not in shown and "help@evil" not in shown
-    assert shown.replace("\u2060", "").replace("\\", "") == (
-        "Log in at http://evil.example/login, www.evil.example or write to help@evil.example")
-    assert pres.plain_links("see https://ncert.nic.in/textbook", ("ncert.nic.in",)) == "see https://ncert.nic.in/textbook"
-    assert "h\u2060ttps" in pres.plain_links("see https://ncert.nic.in.evil.example/", ("ncert.nic.in",))
-
-
-def test_markdown_escaping_keeps_text_literal():
-    assert pres.md("2 * 3 = 6 and $5 [1]") == "2 \\* 3 = 6 and \\$5 \\[1\\]"
-    assert pres.md("- not a list") == "\\- not a list"
-    assert pres.md("1. not a list") == "1\\. not a list"
-
-
 def test_chapter_pages_and_marks(built_index):
     shelf = ShelfStore(built_index).load("10", "science")
     pages = chapter_text.chapter_pages(shelf.chunks, "light.pdf")
