@@ -23,13 +23,12 @@ question = st.chat_input(f"Ask about Class {shelf.klass} {pres.subject_label(she
 
 if not turns and not question:
     try:
-        manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
+        chapters = chapter_text.shelf_chapters(tutor.library, shelf.klass, shelf.subject)
     except ShelfDamaged:
         st.warning(reason_message("shelf_damaged"), icon=":material/build:")
-        manifest = None
+        chapters = []
     with st.container(border=True):
         st.markdown(f"#### :material/auto_stories: {pres.shelf_label(shelf.klass, shelf.subject)}")
-        chapters = chapter_text.chapters_in_order(manifest) if manifest else []
         if chapters:
             st.markdown("This shelf has " + ", ".join(
                 (f"Chapter {c.chapter_number}: *{pres.md(c.chapter)}*" if c.chapter_number else f"*{pres.md(c.chapter)}*")

@@ -8,11 +8,13 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.errors import ShelfDamaged
-from tutor.retrieval.search import Library
 from tutor.store.shelf import ChapterEntry, Manifest, ShelfKey
+
+if TYPE_CHECKING:  # the library is built from shelves; only its type is named here
+    from tutor.retrieval.search import Library
 
 
 def class_sort_key(klass: str) -> tuple:
@@ -39,6 +41,12 @@ def chapters_in_order(manifest: Manifest) -> list[ChapterEntry]:
         return (int(n) if str(n).isdigit() else 999, e.chapter.lower(), e.file)
 
     return sorted(manifest.chapters.values(), key=key)
+
+
+def shelf_chapters(lib: Library, klass: str, subject: str) -> list[ChapterEntry]:
+    """A shelf's chapters in book order ([] when it has none); raises ShelfDamaged when its manifest cannot be read."""
+    manifest = lib.store.manifest(klass, subject)
+    return chapters_in_order(manifest) if manifest else []
 
 
 @dataclass
