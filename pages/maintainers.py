@@ -12,6 +12,7 @@ import streamlit as st
 
 from tutor import presentation as pres
 from tutor.errors import ShelfDamaged, TutorError
+from tutor.files import sha256_file
 from tutor.ingest import uploads
 from tutor.ingest.builder import IngestItem, ingest, remove_chapter
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, embedder_by_name
@@ -210,7 +211,7 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
 
 def names_on_shelf(klass: str, subject: str) -> dict[str, str]:
     """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
-    out = {name: uploads.sha256_of(path) for name, path in uploads.kept_pdfs(klass, subject).items()}
+    out = {name: sha256_file(path) for name, path in uploads.kept_pdfs(klass, subject).items()}
     try:
         manifest = store.manifest(klass, subject)
     except ShelfDamaged:

@@ -105,12 +105,6 @@ def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
     return dest
 
 
-def sha256_of(path: Path) -> str:
-    from tutor.ingest.builder import sha256_file
-
-    return sha256_file(path)
-
-
 def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:
     d = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
     return {p.name: p for p in sorted(d.glob("*.pdf"))} if d.exists() else {}
