@@ -1,10 +1,10 @@
 """The Streamlit entry point: page navigation for students (Ask, Read) and staff (Teachers, Maintainers).
 
-Run with `streamlit run app.py`. Shared resources and drawing helpers live in `ui_common.py`; each page in `pages/`.
+Run with `streamlit run app.py`. Shared resources and drawing helpers live in `ui/` (resources, layout, render, auth, the reader component); each page in `pages/`.
 """
 import streamlit as st
 
-import ui_common as ui
+from ui import layout
 
 ask = st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True)
 nav = st.navigation({
@@ -17,5 +17,5 @@ nav = st.navigation({
 # a chat reads best in a narrow column; the reader and the staff tables need the width
 st.set_page_config(page_title=f"{nav.title} · Textbook Tutor", page_icon=":material/menu_book:",
                    layout="centered" if nav.url_path == ask.url_path else "wide")
-ui.sidebar_brand()
+layout.sidebar_brand()
 nav.run()

@@ -4,45 +4,46 @@ Every reply carries a Diagnostics panel; the conversation lives in the student's
 """
 import streamlit as st
 
-import ui_common as ui
+from tutor import presentation as pres
 from tutor.errors import ShelfDamaged
+from tutor.store import chapters as chapter_text
 from tutor.types import reason_message
+from ui import layout, render, resources
 
-tutor, shelves = ui.student_page(
+tutor, shelves = layout.student_page(
     "Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
     "When the book does not say, the tutor tells you so instead of guessing.")
 
-shelf = ui.shelf_picker(shelves)
-turns = ui.history(ui.ASK_HISTORY)
+shelf = layout.shelf_picker(shelves)
+turns = layout.history(resources.ASK_HISTORY)
 # the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
 limit = tutor.policy.max_question_chars  # the box stops typing there; the tutor refuses anything longer anyway
-question = st.chat_input(f"Ask about Class {shelf.klass} {ui.subject_label(shelf.subject)}… "
+question = st.chat_input(f"Ask about Class {shelf.klass} {pres.subject_label(shelf.subject)}… "
                          f"(up to {limit:,} characters)", max_chars=limit)
 
 if not turns and not question:
     try:
-        manifest = tutor.library.store.manifest(shelf.klass, shelf.subject)
+        chapters = chapter_text.shelf_chapters(tutor.library, shelf.klass, shelf.subject)
     except ShelfDamaged:
         st.warning(reason_message("shelf_damaged"), icon=":material/build:")
-        manifest = None
+        chapters = []
     with st.container(border=True):
-        st.markdown(f"#### :material/auto_stories: {ui.shelf_label(shelf.klass, shelf.subject)}")
-        chapters = ui.chapters_in_order(manifest) if manifest else []
+        st.markdown(f"#### :material/auto_stories: {pres.shelf_label(shelf.klass, shelf.subject)}")
         if chapters:
             st.markdown("This shelf has " + ", ".join(
-                (f"Chapter {c.chapter_number}: *{ui.md(c.chapter)}*" if c.chapter_number else f"*{ui.md(c.chapter)}*")
+                (f"Chapter {c.chapter_number}: *{pres.md(c.chapter)}*" if c.chapter_number else f"*{pres.md(c.chapter)}*")
                 for c in chapters) + ".")
         st.caption("Ask about something in these chapters, for example a term, a process or an example from the text. "
                    "To ask about one paragraph only, open it on the Read page and select it.")
 
 for i, turn in enumerate(turns):
-    ui.render_turn(turn, key=f"ask_{i}")
+    render.render_turn(turn, key=f"ask_{i}")
 
 if question:
     # the last answer is the conversation a follow-up ("What are its uses?") is read against
-    answer = ui.ask(tutor, question, shelf, previous=turns[-1]["answer"] if turns else None)
+    answer = render.ask(tutor, question, shelf, previous=turns[-1]["answer"] if turns else None)
     turns.append({"question": answer.question, "answer": answer})  # an over-long question is kept cut short
-    ui.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
+    render.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
 
 if turns and st.sidebar.button("New conversation", icon=":material/add_comment:", width="stretch", key="ask_new"):
     turns.clear()

@@ -10,26 +10,30 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-import ui_common as ui
-from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, embedder_by_name
+from tutor import presentation as pres
 from tutor.errors import ShelfDamaged, TutorError
+from tutor.files import sha256_file
+from tutor.ingest import uploads
 from tutor.ingest.builder import IngestItem, ingest, remove_chapter
+from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, embedder_by_name
+from tutor.store import chapters as chapter_text
 from tutor.store.shelf import check_name
+from ui import auth, layout, render, resources
 
-ui.through_app()
-ui.page_header("Maintainers", "Add textbook chapters, check what each shelf holds, and remove or rebuild chapters.")
-ui.password_gate("maintainer_password", ui.AUTH_MAINTAINER, "maintainers'")
+layout.through_app()
+layout.page_header("Maintainers", "Add textbook chapters, check what each shelf holds, and remove or rebuild chapters.")
+auth.password_gate("maintainer_password", resources.AUTH_MAINTAINER, "maintainers'")
 
 ss = st.session_state
-lib = ui.library()
+lib = resources.library()
 store = lib.store
-embedder = ui.get_embedder(ui.embedder_kind())
+embedder = resources.get_embedder(resources.embedder_kind())
 
-if ss.get(ui.MAINT_NOTICE):
-    kind, text = ss.pop(ui.MAINT_NOTICE)
+if ss.get(resources.MAINT_NOTICE):
+    kind, text = ss.pop(resources.MAINT_NOTICE)
     (st.success if kind == "ok" else st.error)(text, icon=":material/check_circle:" if kind == "ok" else ":material/error:")
 
-ui.audit_health_panel(ui.audit_log())
+render.audit_health_panel(resources.audit_log())
 
 shelf_keys = lib.keys()
 damaged = lib.damaged()  # loads each live version once (checksums verified); the students' cache shares it
@@ -44,7 +48,7 @@ m3.metric("Passages indexed", sum(m.n_chunks for m in manifests.values() if m), 
 def shelf_embedder(key):
     """The embedder a rebuild must use: the shelf's own model (from its manifest, or its previous version's when the
     live manifest is damaged), or the test fake when the app runs on it."""
-    if ui.embedder_kind() == "hash":
+    if resources.embedder_kind() == "hash":
         return embedder
     for version in [store.current_version(key.klass, key.subject)] + store.versions(key.klass, key.subject):
         try:
@@ -59,18 +63,18 @@ def rebuild(key) -> None:
     with st.status("Rebuilding the shelf…", expanded=True):
         bar = st.progress(0.0, text="Starting…")
         try:
-            res = ui.rebuild_shelf(store, shelf_embedder(key), key.klass, key.subject,
-                                   progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
-            msg = (f"Rebuilt {ui.shelf_label(key.klass, key.subject)}: {len(res.reingested)} chapter(s) re-read, "
-                   f"{len(res.carried)} carried over, {res.chunks} passages.")
-            if res.refused:
-                msg += f" Refused on re-reading: {', '.join(res.refused)} (carried over unchanged)."
-            if res.lost:
+            result = uploads.rebuild_shelf(store, shelf_embedder(key), key.klass, key.subject,
+                                   progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
+            msg = (f"Rebuilt {pres.shelf_label(key.klass, key.subject)}: {len(result.reingested)} chapter(s) re-read, "
+                   f"{len(result.carried)} carried over, {result.chunks} passages.")
+            if result.refused:
+                msg += f" Refused on re-reading: {', '.join(result.refused)} (carried over unchanged)."
+            if result.lost:
                 msg += (f" Not on the rebuilt shelf (no kept PDF, and the damaged files could not be read): "
-                        f"{', '.join(res.lost)}; upload them again.")
-            ss[ui.MAINT_NOTICE] = ("ok", msg)
+                        f"{', '.join(result.lost)}; upload them again.")
+            ss[resources.MAINT_NOTICE] = ("ok", msg)
         except TutorError as e:
-            ss[ui.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
+            ss[resources.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
 
 
 if damaged:
@@ -80,19 +84,19 @@ if damaged:
                    "keeps answering. Roll back to the version before the damage, or rebuild from the kept PDFs.")
         for key, problem in damaged.items():
             tag = f"{key.klass}_{key.subject}"
-            st.error(f"**{ui.shelf_label(key.klass, key.subject)}** is damaged: {ui.md(problem.detail)}",
+            st.error(f"**{pres.shelf_label(key.klass, key.subject)}** is damaged: {pres.md(problem.detail)}",
                      icon=":material/broken_image:")
             previous = store.previous_version(key.klass, key.subject)
-            kept_here = ui.kept_pdfs(key.klass, key.subject)
+            kept_here = uploads.kept_pdfs(key.klass, key.subject)
             c1, c2 = st.columns(2)
             if c1.button("Roll back to the previous version", icon=":material/history:", key=f"m_rollback_{tag}",
                          disabled=previous is None,
                          help="No earlier intact version is kept" if previous is None else f"Version {previous}"):
                 try:
                     v = store.rollback(key.klass, key.subject)
-                    ss[ui.MAINT_NOTICE] = ("ok", f"Rolled {ui.shelf_label(key.klass, key.subject)} back to version {v}.")
+                    ss[resources.MAINT_NOTICE] = ("ok", f"Rolled {pres.shelf_label(key.klass, key.subject)} back to version {v}.")
                 except TutorError as e:
-                    ss[ui.MAINT_NOTICE] = ("error", str(e))
+                    ss[resources.MAINT_NOTICE] = ("error", str(e))
                 st.rerun()
             if c2.button(f"Rebuild from {len(kept_here)} kept PDF(s)", icon=":material/autorenew:",
                          key=f"m_rebuild_damaged_{tag}", disabled=not kept_here):
@@ -105,28 +109,28 @@ tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":materia
 def show_reports(reports: list[dict]) -> None:
     """One line per uploaded file: what was added, what was skipped and why, or why the file was refused."""
     for r in reports:
-        where = ui.shelf_label(r["klass"], r["subject"])
-        name = ui.md(r["file"])
-        if r.get("uploaded") and ui.safe_pdf_name(r["uploaded"]) != r["file"]:
-            name += f" (uploaded as {ui.md(r['uploaded'])}; that name was already taken)"
+        where = pres.shelf_label(r["klass"], r["subject"])
+        name = pres.md(r["file"])
+        if r.get("uploaded") and uploads.safe_pdf_name(r["uploaded"]) != r["file"]:
+            name += f" (uploaded as {pres.md(r['uploaded'])}; that name was already taken)"
         if r.get("duplicate_of"):
-            st.info(f"**{name}** — the same PDF is already on {where} as {ui.md(r['duplicate_of'])}, so it was not "
+            st.info(f"**{name}** — the same PDF is already on {where} as {pres.md(r['duplicate_of'])}, so it was not "
                     "added again.", icon=":material/info:")
         elif r["status"] in ("added", "replaced"):
             verb = "Added" if r["status"] == "added" else "Replaced"
-            st.success(f"**{name}** — {verb} *{ui.md(r['chapter'])}* on {where}: {r['pages_used']} of {r['pages']} "
+            st.success(f"**{name}** — {verb} *{pres.md(r['chapter'])}* on {where}: {r['pages_used']} of {r['pages']} "
                        f"pages read, {r['chunks']} passages indexed.", icon=":material/check_circle:")
         elif r["status"] == "unchanged":
             st.info(f"**{name}** — already on {where} and unchanged, so nothing was redone.", icon=":material/info:")
         else:
             cause = r["error"]
             prefix = f"{r['file']}: "
-            cause = cause[len(prefix):] if cause.startswith(prefix) else cause
+            cause = cause.removeprefix(prefix)
             joiner = " " if cause.split(" ", 1)[0] in ("is", "has", "cannot", "uses") else ": "
-            st.error(f"**{name}**{joiner}{ui.md(cause)}. It was not added; the shelf is unchanged.",
+            st.error(f"**{name}**{joiner}{pres.md(cause)}. It was not added; the shelf is unchanged.",
                      icon=":material/block:")
         for page, reason in r["skipped"]:
-            st.caption(f"{name}: page {page} skipped — {ui.md(reason)}")
+            st.caption(f"{name}: page {page} skipped — {pres.md(reason)}")
         show_flagged(r["file"], r.get("flagged", []))
 
 
@@ -134,8 +138,8 @@ def show_flagged(file: str, flagged) -> None:
     """Planted sentences found in a chapter: never quoted to students, shown here so a maintainer can check the PDF."""
     if not flagged:
         return
-    lines = "\n".join(f"- page {p}: {ui.md(t)}" for p, t in flagged)
-    st.warning(f"**{ui.md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a "
+    lines = "\n".join(f"- page {p}: {pres.md(t)}" for p, t in flagged)
+    st.warning(f"**{pres.md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a "
                f"password. They are never quoted to students; check where this PDF came from.\n{lines}",
                icon=":material/gpp_maybe:")
 
@@ -150,7 +154,7 @@ MODEL_CHOICES = {
 
 def upload_embedder(choice: str):
     """The embedder passed to ingest: the test fake when the app runs on it, None for the automatic choice."""
-    if ui.embedder_kind() == "hash":
+    if resources.embedder_kind() == "hash":
         return embedder
     return None if choice == "auto" else embedder_by_name(choice)
 
@@ -165,10 +169,10 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
         try:
             klass, subject = check_name(klass, "class"), check_name(subject, "subject")
         except ValueError as e:
-            problems.append(f"**{ui.md(f.name)}**: {ui.md(str(e))}")
+            problems.append(f"**{pres.md(f.name)}**: {pres.md(str(e))}")
             continue
         data = f.getvalue()
-        name = ui.upload_name(f.name, hashlib.sha256(data).hexdigest(), names_on_shelf(klass, subject),
+        name = uploads.upload_name(f.name, hashlib.sha256(data).hexdigest(), names_on_shelf(klass, subject),
                               {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, replace)
         taken.add((klass, subject, name))
         path = tmp / name  # never the uploaded name as a path: only the sanitised base name, inside our temp folder
@@ -185,7 +189,7 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
             # in-process extraction (workers=1): never fork the threaded Streamlit server, and a refused file's
             # PdfRefused cannot cross a process boundary (it does not pickle)
             report = ingest(items, store, upload_embedder(model), workers=1,
-                            progress=lambda p: bar.progress(ui.progress_fraction(p), text=ui.progress_text(p)))
+                            progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
         except TutorError as e:
             status.update(label="Nothing was added", state="error")
             st.error(str(e), icon=":material/error:")
@@ -197,7 +201,7 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
     for r in report.files:
         it = by_name.get((r.shelf.klass, r.shelf.subject, r.file))
         if it is not None and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
-            ui.keep_upload(it.path, it.klass, it.subject, it.file)
+            uploads.keep_upload(it.path, it.klass, it.subject, it.file)
         results.append({"file": r.file, "klass": r.shelf.klass, "subject": r.shelf.subject, "status": r.status,
                         "chapter": r.chapter, "pages": r.pages, "pages_used": r.pages_used, "chunks": r.chunks,
                         "skipped": list(r.skipped), "error": r.error, "flagged": list(r.flagged),
@@ -207,7 +211,7 @@ def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
 
 def names_on_shelf(klass: str, subject: str) -> dict[str, str]:
     """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
-    out = {name: ui.sha256_of(path) for name, path in ui.kept_pdfs(klass, subject).items()}
+    out = {name: sha256_file(path) for name, path in uploads.kept_pdfs(klass, subject).items()}
     try:
         manifest = store.manifest(klass, subject)
     except ShelfDamaged:
@@ -219,24 +223,24 @@ def names_on_shelf(klass: str, subject: str) -> dict[str, str]:
 
 # ------------------------------------------------------------------------------------------------ add chapters
 with tab_add:
-    if ss.get(ui.UPLOAD_RESULTS):
+    if ss.get(resources.UPLOAD_RESULTS):
         st.markdown("**Last upload**")
-        show_reports(ss[ui.UPLOAD_RESULTS])
+        show_reports(ss[resources.UPLOAD_RESULTS])
         st.divider()
     st.markdown("Upload one or more chapter PDFs (up to 50 MB each) and say which class and subject shelf each goes "
                 "on. Leave the chapter title empty to use the title printed in the PDF.")
     files = st.file_uploader("Chapter PDFs", type=["pdf"], accept_multiple_files=True,
-                             key=f"uploader_{ss.get(ui.UPLOAD_ROUND, 0)}")
-    default_class, default_subject = ss.get(ui.KLASS, ""), ss.get(ui.SUBJECT, "")
+                             key=f"uploader_{ss.get(resources.UPLOAD_ROUND, 0)}")
+    default_class, default_subject = ss.get(resources.KLASS, ""), ss.get(resources.SUBJECT, "")
     rows = []
     if files:
         head = st.columns([3, 1, 2, 3, 2])
         for col, title in zip(head, ("File", "Class", "Subject", "Chapter title (optional)", "Same name on the shelf")):
             col.markdown(f"**{title}**")
         for f in files:
-            guess_class, guess_subject = ui.guess_shelf(f.name)
+            guess_class, guess_subject = uploads.guess_shelf(f.name)
             c_file, c_class, c_subject, c_chapter, c_replace = st.columns([3, 1, 2, 3, 2], vertical_alignment="center")
-            c_file.markdown(f":material/picture_as_pdf: {ui.md(f.name)}  \n:gray[{f.size / 1024:,.0f} KB]")
+            c_file.markdown(f":material/picture_as_pdf: {pres.md(f.name)}  \n:gray[{f.size / 1024:,.0f} KB]")
             klass = c_class.text_input("Class", value=guess_class or default_class, key=f"up_class_{f.file_id}",
                                        label_visibility="collapsed", placeholder="e.g. 10")
             subject = c_subject.text_input("Subject", value=guess_subject or default_subject,
@@ -258,8 +262,8 @@ with tab_add:
         with tempfile.TemporaryDirectory(prefix="tutor-upload-") as tmpdir:
             results = add_files(rows, Path(tmpdir), model)
         if results is not None:
-            ss[ui.UPLOAD_RESULTS] = results
-            ss[ui.UPLOAD_ROUND] = ss.get(ui.UPLOAD_ROUND, 0) + 1
+            ss[resources.UPLOAD_RESULTS] = results
+            ss[resources.UPLOAD_ROUND] = ss.get(resources.UPLOAD_ROUND, 0) + 1
             st.rerun()
     st.caption("Good files are also kept under `data/uploads/class-<class>/<subject>/` so that a shelf can be rebuilt "
                "from them later. While a shelf is being updated, students keep getting answers from the old version.")
@@ -272,21 +276,21 @@ with tab_shelves:
                 "Every shelf is damaged: repair them above.", icon=":material/inbox:")
         st.stop()
     overview = pd.DataFrame([{
-        "Class": k.klass, "Subject": ui.subject_label(k.subject), "Chapters": len(m.chapters), "Passages": m.n_chunks,
+        "Class": k.klass, "Subject": pres.subject_label(k.subject), "Chapters": len(m.chapters), "Passages": m.n_chunks,
         "Last built": m.built_at[:16].replace("T", " "), "Embedding model": m.embedding_model,
     } for k, m in manifests.items() if m is not None])
     st.dataframe(overview, hide_index=True, width="stretch")
 
-    key = st.selectbox("Manage a shelf", keys, format_func=lambda k: ui.shelf_label(k.klass, k.subject),
+    key = st.selectbox("Manage a shelf", keys, format_func=lambda k: pres.shelf_label(k.klass, k.subject),
                        key="m_shelf")
     manifest = manifests[key]
-    kept = ui.kept_pdfs(key.klass, key.subject)
-    chapters = ui.chapters_in_order(manifest)
+    kept = uploads.kept_pdfs(key.klass, key.subject)
+    chapters = chapter_text.chapters_in_order(manifest)
     if not chapters:
         st.warning("This shelf has no chapters left, so students do not see it.", icon=":material/warning:")
         if st.button("Delete this empty shelf", icon=":material/delete:", key="m_delete_shelf"):
             store.delete(key.klass, key.subject)
-            ss[ui.MAINT_NOTICE] = ("ok", f"Deleted the empty shelf {ui.shelf_label(key.klass, key.subject)}.")
+            ss[resources.MAINT_NOTICE] = ("ok", f"Deleted the empty shelf {pres.shelf_label(key.klass, key.subject)}.")
             st.rerun()
         st.stop()
     st.dataframe(pd.DataFrame([{
@@ -309,10 +313,10 @@ with tab_shelves:
                 n = remove_chapter(store, key.klass, key.subject, gone)
                 if gone in kept:
                     kept[gone].unlink(missing_ok=True)
-                ss[ui.MAINT_NOTICE] = ("ok", f"Removed {manifest.chapters[gone].chapter} ({n} passages) from "
-                                             f"{ui.shelf_label(key.klass, key.subject)}.")
+                ss[resources.MAINT_NOTICE] = ("ok", f"Removed {manifest.chapters[gone].chapter} ({n} passages) from "
+                                             f"{pres.shelf_label(key.klass, key.subject)}.")
             except TutorError as e:
-                ss[ui.MAINT_NOTICE] = ("error", str(e))
+                ss[resources.MAINT_NOTICE] = ("error", str(e))
             ss.pop("m_remove_sure", None)
             st.rerun()
     with right, st.container(border=True):

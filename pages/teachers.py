@@ -7,27 +7,30 @@ from datetime import date
 import altair as alt
 import streamlit as st
 
-import ui_common as ui
+from tutor import presentation as pres
+from tutor.audit import reports
 from tutor.audit.log import AuditUnavailable
-from tutor.types import REASONS
+from tutor.store import chapters as chapter_text
+from tutor.types import REASONS, TutorAnswer
+from ui import auth, layout, render, resources
 
-ui.through_app()
-ui.page_header("Teachers", "What students asked, what the tutor answered or refused and why, and where the "
+layout.through_app()
+layout.page_header("Teachers", "What students asked, what the tutor answered or refused and why, and where the "
                "textbooks fall short.")
-ui.password_gate("teacher_password", ui.AUTH_TEACHER, "teachers'")
+auth.password_gate("teacher_password", resources.AUTH_TEACHER, "teachers'")
 
-log = ui.audit_log()
+log = resources.audit_log()
 try:
     raw = log.frame()
 except AuditUnavailable as e:
-    st.error(f"{ui.md(str(e))}. Students still get answers and their questions are kept in a spool file; a maintainer "
+    st.error(f"{pres.md(str(e))}. Students still get answers and their questions are kept in a spool file; a maintainer "
              "can set the damaged database aside on the Maintainers page.", icon=":material/error:")
     st.stop()
 if raw.empty:
     st.info("No questions have been asked yet. Questions appear here as soon as students use the Ask or Read pages.",
             icon=":material/inbox:")
     st.stop()
-df = ui.prepare_audit(raw)
+df = reports.prepare_audit(raw)
 
 # ------------------------------------------------------------------------------------------------ filters
 with st.container(border=True):
@@ -35,18 +38,18 @@ with st.container(border=True):
     first, last = df["time"].min().date(), df["time"].max().date()
     f1, f2, f3, f4 = st.columns([2, 1, 2, 1])
     picked = f1.date_input("Date range", value=(first, last), key="t_dates", format="DD/MM/YYYY")
-    classes = f2.multiselect("Class", sorted(df["class"].unique(), key=ui.class_sort_key), key="t_classes",
+    classes = f2.multiselect("Class", sorted(df["class"].unique(), key=chapter_text.class_sort_key), key="t_classes",
                              format_func=lambda k: f"Class {k}", placeholder="All")
     subjects = f3.multiselect("Subject", sorted(df["subject"].unique()), key="t_subjects",
-                              format_func=ui.subject_label, placeholder="All")
+                              format_func=pres.subject_label, placeholder="All")
     decision = f4.selectbox("Decision", ["All", "Answered", "Refused"], key="t_decision")
     g1, g2 = st.columns([2, 3])
-    reasons = g1.multiselect("Reason", sorted(df["reason"].unique()), key="t_reasons", format_func=ui.reason_label,
+    reasons = g1.multiselect("Reason", sorted(df["reason"].unique()), key="t_reasons", format_func=pres.reason_label,
                              placeholder="All")
     text = g2.text_input("Search the questions and answers", key="t_text", placeholder="e.g. photosynthesis")
 
 start, end = (picked + (None, None))[:2] if isinstance(picked, tuple) else (picked, picked)
-rows = ui.filter_audit(df, start=start, end=end or start, classes=classes, subjects=subjects, decision=decision,
+rows = reports.filter_audit(df, start=start, end=end or start, classes=classes, subjects=subjects, decision=decision,
                        reasons=reasons, text=text)
 
 n, refused = len(rows), int((rows["decision"] == "refused").sum())
@@ -65,9 +68,9 @@ with tab_questions:
         st.info("No questions match these filters.", icon=":material/filter_alt_off:")
     else:
         table = rows.assign(
-            Shelf=rows["class"] + " · " + rows["subject"].map(ui.subject_label),
+            Shelf=rows["class"] + " · " + rows["subject"].map(pres.subject_label),
             Decision=rows["decision"].str.capitalize(),
-            Reason=rows["reason"].map(lambda r: "" if r == "answered" else ui.reason_label(r)),
+            Reason=rows["reason"].map(lambda r: "" if r == "answered" else pres.reason_label(r)),
         )[["id", "time", "Shelf", "question", "Decision", "Reason", "nearest_chapter"]]
         st.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config={
             "id": st.column_config.NumberColumn("#", width=48),
@@ -78,26 +81,26 @@ with tab_questions:
             "Reason": st.column_config.TextColumn(width=115),
             "nearest_chapter": st.column_config.TextColumn("Nearest chapter", width=170),
         })
-        st.download_button(f"Download these {n} rows as CSV", ui.audit_csv(rows), key="t_csv",
+        st.download_button(f"Download these {n} rows as CSV", reports.audit_csv(rows), key="t_csv",
                            file_name=f"tutor-questions-{date.today():%Y-%m-%d}.csv", mime="text/csv",
                            icon=":material/download:")
 
         st.subheader("Question detail", anchor=False)
-        labels = {int(r.id): f"#{r.id} · {r.time:%d/%m %H:%M} · {ui.clip(r.question, 90)}" for r in rows.itertuples()}
+        labels = {int(r.id): f"#{r.id} · {r.time:%d/%m %H:%M} · {pres.clip(r.question, 90)}" for r in rows.itertuples()}
         chosen = st.selectbox("Open a question", list(labels), format_func=labels.get, key="t_detail")
         detail = log.detail(int(chosen)) if chosen is not None else None
         if detail is None:
             st.warning("That question is no longer in the log.")
         else:
-            ans = ui.answer_from_dict(detail)
+            ans = TutorAnswer.from_dict(detail)
             with st.container(border=True):
-                st.markdown(f"**Question:** {ui.md(ans.question)}")
-                st.caption(f"{ui.shelf_label(ans.klass, ans.subject)} · {ui.MODE_LABELS.get(ans.mode, ans.mode)} · "
+                st.markdown(f"**Question:** {pres.md(ans.question)}")
+                st.caption(f"{pres.shelf_label(ans.klass, ans.subject)} · {pres.MODE_LABELS.get(ans.mode, ans.mode)} · "
                            f"asked {labels[int(chosen)].split(' · ')[1]}")
                 if detail.get("selected_text"):
-                    st.markdown("**Passage the student selected:**\n\n> " + ui.md(ui.clip(detail["selected_text"], 400)))
+                    st.markdown("**Passage the student selected:**\n\n> " + pres.md(pres.clip(detail["selected_text"], 400)))
                 st.markdown("**What the student saw:**")
-                ui.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True, staff=True)
+                render.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True, staff=True)
 
 # ------------------------------------------------------------------------------------------------ trends
 with tab_trends:
@@ -129,21 +132,21 @@ with tab_trends:
                 st.caption("No refusals in this selection.")
             else:
                 by_reason = ref.groupby("reason").size().reset_index(name="refused")
-                by_reason["label"] = by_reason["reason"].map(ui.reason_label)
+                by_reason["label"] = by_reason["reason"].map(pres.reason_label)
                 by_reason["meaning"] = by_reason["reason"].map(REASONS).fillna("")
                 st.altair_chart(alt.Chart(by_reason).mark_bar().encode(
                     x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
                     y=alt.Y("label:N", sort="-x", title=None),
                     tooltip=[alt.Tooltip("label:N", title="Reason"), alt.Tooltip("meaning:N", title="Meaning"),
                              alt.Tooltip("refused:Q", title="Refused")],
-                ), width="stretch", height=ui.bar_chart_height(len(by_reason)))
+                ), width="stretch", height=reports.bar_chart_height(len(by_reason)))
         with c2:
             st.markdown("**Refusals by subject and chapter**")
             if ref.empty:
                 st.caption("No refusals in this selection.")
             else:
                 by_ch = (ref.assign(chapter=ref["nearest_chapter"].replace("", "(no nearby chapter)"),
-                                    subject_name=ref["subject"].map(ui.subject_label))
+                                    subject_name=ref["subject"].map(pres.subject_label))
                          .groupby(["subject_name", "chapter"]).size().reset_index(name="refused"))
                 by_ch["label"] = by_ch["subject_name"] + " · " + by_ch["chapter"]
                 st.altair_chart(alt.Chart(by_ch).mark_bar().encode(
@@ -152,13 +155,13 @@ with tab_trends:
                     color=alt.Color("subject_name:N", title="Subject", legend=None),
                     tooltip=[alt.Tooltip("subject_name:N", title="Subject"), alt.Tooltip("chapter:N", title="Chapter"),
                              alt.Tooltip("refused:Q", title="Refused")],
-                ), width="stretch", height=ui.bar_chart_height(len(by_ch)))
+                ), width="stretch", height=reports.bar_chart_height(len(by_ch)))
 
 # ------------------------------------------------------------------------------------------------ coverage gaps
 with tab_gaps:
     st.caption("Refused questions grouped by the chapter and section closest to them: the places where students "
                "ask more than the textbook answers. Empty questions and errors are left out.")
-    gaps = ui.coverage_gaps(rows)
+    gaps = reports.coverage_gaps(rows)
     if gaps.empty:
         st.info("No refused questions in this selection.", icon=":material/task_alt:")
     else:

@@ -7,7 +7,7 @@ answer's page images add to it.
 2. The cache's files and bytes are counted.
 3. The answerable questions are asked of the evaluation shelves (data/eval-index/<library>, as `python -m tutor eval`
    builds them); for each answered one, the page images its sources show (every page a quoted sentence is on, with
-   the sentences highlighted, as ui_common draws them) are timed from an empty cache and again from a warm one, and
+   the sentences highlighted, as ui/render.py draws them) are timed from an empty cache and again from a warm one, and
    set against the time the answer itself took. Pages not found highlighted are counted too.
 """
 from __future__ import annotations

@@ -15,22 +15,43 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 try:
-    from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
+    from helpers_library import (
+        LIGHT_PAGES,
+        SOIL_PAGES,
+        make_image_only_pdf,
+        make_library,
+        make_pdf,
+    )
 except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import LIGHT_PAGES, SOIL_PAGES, make_image_only_pdf, make_library, make_pdf
+    from tests.helpers_library import (
+        LIGHT_PAGES,
+        SOIL_PAGES,
+        make_image_only_pdf,
+        make_library,
+        make_pdf,
+    )
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # ui_common.py sits beside app.py, outside the installed package
+sys.path.insert(0, str(REPO))  # ui/ sits beside app.py, outside the installed package
 
-import ui_common as ui  # noqa: E402
+from tutor.audit import reports  # noqa: E402
 from tutor.audit.log import AuditLog
-from tutor.retrieval.embedding import HashEmbedder
-from tutor.ingest.builder import Progress, discover, ingest, remove_chapter
+from tutor.ingest.builder import discover, ingest, remove_chapter
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
-from tutor.types import REASONS, REFUSAL_SENTENCE
+from tutor.retrieval.embedding import HashEmbedder
 from tutor.retrieval.search import Library
+from tutor.store import chapters as chapter_text  # noqa: E402
 from tutor.store.shelf import ShelfKey, ShelfStore
+from tutor.types import (
+    REASONS,
+    REFUSAL_SENTENCE,
+    TutorAnswer,  # noqa: E402
+)
+from ui import (
+    render,  # noqa: E402
+    resources,  # noqa: E402
+)
 
 APP = REPO / "app.py"
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
@@ -151,12 +172,12 @@ def test_page_notes_say_why_a_sentence_is_not_highlighted():
     def img(found=(), missing=()):
         return PageImage(b"", 1, 1, 3, bool(found) and not missing, tuple(found), tuple(missing))
 
-    assert ui.page_image_note(img(found=["A."])).startswith("Highlighted")
-    assert ui.page_image_note(img()) == ""  # nothing was asked to be marked (the reader's plain page)
-    assert ui.page_image_note(img(missing=["A formula."])).startswith("Shown without a highlight")
-    assert ui.page_image_note(img(found=["A."], missing=["B."])).startswith("Only part of the quoted text")
+    assert render.page_image_note(img(found=["A."])).startswith("Highlighted")
+    assert render.page_image_note(img()) == ""  # nothing was asked to be marked (the reader's plain page)
+    assert render.page_image_note(img(missing=["A formula."])).startswith("Shown without a highlight")
+    assert render.page_image_note(img(found=["A."], missing=["B."])).startswith("Only part of the quoted text")
     # Hindi pages are repaired or OCR-read: no positions on the printed page, so never highlighted, and it says so
-    assert "Hindi sentences are never highlighted" in ui.page_image_note(img(missing=["पौधे भोजन बनाते हैं।"]))
+    assert "Hindi sentences are never highlighted" in render.page_image_note(img(missing=["पौधे भोजन बनाते हैं।"]))
 
 
 def _reword_on_shelf(index, old: str, new: str) -> None:
@@ -258,7 +279,7 @@ def test_a_follow_up_in_the_chat_is_read_with_the_previous_question(env):
     row = AuditLog(env["audit"]).frame().iloc[0]
     assert (row["question"], row["resolved_question"]) == ("Where is it found?", resolved)
     # the teachers' CSV carries both
-    csv = pd.read_csv(io.BytesIO(ui.audit_csv(ui.prepare_audit(AuditLog(env["audit"]).frame()))))
+    csv = pd.read_csv(io.BytesIO(reports.audit_csv(reports.prepare_audit(AuditLog(env["audit"]).frame()))))
     assert csv.loc[0, "question"] == "Where is it found?" and csv.loc[0, "resolved_question"] == resolved
 
 
@@ -288,31 +309,31 @@ def test_reader_shows_the_chapter_page_by_page(env):
     assert "Page **1** of 2" in texts(at).replace("<b>", "**").replace("</b>", "**")
     next_button = next(b for b in at.button if b.label == "Next")
     next_button.click().run()
-    assert at.session_state[ui.READER_PAGE] == 2
+    assert at.session_state[resources.READER_PAGE] == 2
     assert next(b for b in at.button if b.label == "Next").disabled
 
 
 def test_reader_shows_the_page_as_printed_beside_the_text_view(env):
     at = open_page(app(), "read")
     at.selectbox(key="_pick_chapter").select("light.pdf").run()
-    assert at.radio(key=ui.READER_VIEW).value == "Text" and not images(at)
-    at.radio(key=ui.READER_VIEW).set_value("Page as printed").run()
+    assert at.radio(key=resources.READER_VIEW).value == "Text" and not images(at)
+    at.radio(key=resources.READER_VIEW).set_value("Page as printed").run()
     assert not at.exception
     assert len(images(at)) == 1 and not at.get("bidi_component")  # the printed page instead of the text
     assert "switch back to Text" in texts(at)
     # a selection made on the text view is marked on the printed page too
-    at.session_state[ui.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
                                              "page": 1, "klass": "10", "subject": "science"}
     at.run()
     assert "Highlighted" in texts(at)
-    at.radio(key=ui.READER_VIEW).set_value("Text").run()
+    at.radio(key=resources.READER_VIEW).set_value("Text").run()
     assert at.get("bidi_component") and not images(at)
 
 
 def test_selected_passage_is_asked_in_selected_text_mode(env):
     at = open_page(app(), "read")
     assert at.chat_input(key="reader_question").disabled  # nothing selected yet
-    at.session_state[ui.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
                                              "page": 1, "klass": "10", "subject": "science"}
     at.run()
     assert "Selected from" in texts(at)
@@ -328,7 +349,7 @@ def test_selected_passage_is_asked_in_selected_text_mode(env):
 
 def test_selected_passage_that_does_not_answer_is_refused(env):
     at = open_page(app(), "read")
-    at.session_state[ui.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
                                              "page": 1, "klass": "10", "subject": "science"}
     at.run()
     at.chat_input(key="reader_question").set_value("Explain photosynthesis in plants").run()
@@ -341,11 +362,11 @@ def test_pasted_passage_is_the_fallback_for_selection(env):
     at = open_page(app(), "read")
     at.text_area(key="reader_paste").input(LIGHT_P1)
     at.button(key="reader_use_paste").click().run()
-    assert at.session_state[ui.READER_SELECTION]["text"] == LIGHT_P1
+    assert at.session_state[resources.READER_SELECTION]["text"] == LIGHT_P1
     at.chat_input(key="reader_question").set_value(ANSWERABLE).run()
     assert AuditLog(env["audit"]).frame().iloc[0]["mode"] == "selected_text"
     at.button(key="reader_clear").click().run()
-    assert ui.READER_SELECTION not in at.session_state
+    assert resources.READER_SELECTION not in at.session_state
 
 
 def test_a_pasted_passage_not_on_the_page_is_never_cited_as_the_book(env):
@@ -763,95 +784,30 @@ def _render_one(d, staff, repo):
     import sys
 
     sys.path.insert(0, repo)  # AppTest runs this function's source on its own, without this module's globals
-    import ui_common as u
+    from tutor.types import TutorAnswer
+    from ui import render
 
-    u.render_answer(u.answer_from_dict(d), key="one", diagnostics_expanded=True, staff=staff)
-
-
-def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
-    df = pd.DataFrame({"id": [1, 2, 3], "time": pd.to_datetime([0, 0, 0], unit="s"),
-                       "question": ['=HYPERLINK("http://evil.example","click")', "+1", "What is refraction?"],
-                       "answer": ["@SUM(A1)", "\tcmd", "-2+3"], "confidence": [-0.5, 0.1, 0.2]})
-    csv = pd.read_csv(io.BytesIO(ui.audit_csv(df)), keep_default_na=False)
-    assert csv["question"].tolist() == ["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+1", "What is refraction?"]
-    assert csv["answer"].tolist() == ["'@SUM(A1)", "'\tcmd", "'-2+3"]
-    assert csv["confidence"].tolist() == [-0.5, 0.1, 0.2]  # numbers stay numbers
+    render.render_answer(TutorAnswer.from_dict(d), key="one", diagnostics_expanded=True, staff=staff)
 
 
 # ---------------------------------------------------------------------------------------------- plain helpers
-def test_safe_pdf_name_never_returns_a_path():
-    assert ui.safe_pdf_name("../../etc/passwd") == "passwd.pdf"
-    assert ui.safe_pdf_name("C:\\Users\\x\\Chapter 3 – Métaux.PDF") == "chapter-3-métaux.pdf"
-    assert ui.safe_pdf_name("...pdf") == "chapter.pdf"
-    assert ui.safe_pdf_name("a.pdf", taken={"a.pdf"}) == "a-2.pdf"
-
-
-def test_upload_names_keep_their_letters_in_any_script():
-    assert ui.safe_pdf_name("अध्याय 1 – रासायनिक अभिक्रियाएँ.pdf") == "अध्याय-1-रासायनिक-अभिक्रियाएँ.pdf"
-    assert ui.safe_pdf_name("अध्याय 2 – अम्ल.pdf") != ui.safe_pdf_name("अध्याय 1 – रासायनिक अभिक्रियाएँ.pdf")
-    assert ui.safe_pdf_name("পাঠ ৩.pdf") == "পাঠ-৩.pdf" and ui.safe_pdf_name("第三章.pdf") == "第三章.pdf"
-    assert ui.safe_pdf_name("evil\u202egpj.pdf") == "evilgpj.pdf"  # a right-to-left override is dropped
-    assert ui.safe_pdf_name("../अध्याय/..\\x.pdf") == "x.pdf"
-
-
-def test_a_different_pdf_under_a_used_name_never_replaces_it_unless_asked():
-    on_shelf = {"अध्याय.pdf": "aaa", "light.pdf": "bbb"}
-    assert ui.upload_name("अध्याय.pdf", "ccc", on_shelf, set()) == "अध्याय-2.pdf"
-    assert ui.upload_name("अध्याय.pdf", "ccc", on_shelf, set(), replace=True) == "अध्याय.pdf"
-    assert ui.upload_name("अध्याय.pdf", "aaa", on_shelf, set()) == "अध्याय.pdf"  # the same PDF: unchanged
-    assert ui.upload_name("new.pdf", "ddd", on_shelf, set()) == "new.pdf"
-    assert ui.upload_name("new.pdf", "eee", on_shelf, {"new.pdf"}) == "new-2.pdf"  # twice in one batch
-
-
-def test_one_progress_bar_for_a_whole_ingest():
-    events = [Progress("hash", 0, 2, "a.pdf"), Progress("hash", 1, 2, "b.pdf"), Progress("extract", 1, 2, "a.pdf"),
-              Progress("extract", 2, 2, "b.pdf"), Progress("embed", 64, 100), Progress("embed", 100, 100),
-              Progress("write", 0, 1, message="writing"), Progress("write", 1, 1, message="swapped in"),
-              Progress("done", 1, 1)]
-    fractions = [ui.progress_fraction(p) for p in events]
-    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
-    assert ui.progress_text(events[2]) == "Reading the text of a.pdf"
-    assert ui.progress_text(events[4]) == "Indexing passages: 64 of 100"
-
-
-def test_guess_shelf_from_file_name():
-    assert ui.guess_shelf("class-10_social-science_money.pdf") == ("10", "social-science")
-    assert ui.guess_shelf("Class 9 Science motion.pdf") == ("9", "science")
-    assert ui.guess_shelf("jess302.pdf") == (None, None)
-
-
-def test_web_and_mail_addresses_are_never_links_unless_their_domain_is_allowed():
-    shown = ui.md("Log in at http://evil.example/login, www.evil.example or write to help@evil.example")
-    assert "http://" not in shown and "www." not in shown and "help@evil" not in shown
-    assert shown.replace("\u2060", "").replace("\\", "") == (
-        "Log in at http://evil.example/login, www.evil.example or write to help@evil.example")
-    assert ui.plain_links("see https://ncert.nic.in/textbook", ("ncert.nic.in",)) == "see https://ncert.nic.in/textbook"
-    assert "h\u2060ttps" in ui.plain_links("see https://ncert.nic.in.evil.example/", ("ncert.nic.in",))
-
-
-def test_markdown_escaping_keeps_text_literal():
-    assert ui.md("2 * 3 = 6 and $5 [1]") == "2 \\* 3 = 6 and \\$5 \\[1\\]"
-    assert ui.md("- not a list") == "\\- not a list"
-    assert ui.md("1. not a list") == "1\\. not a list"
-
-
 def test_chapter_pages_and_marks(built_index):
     shelf = ShelfStore(built_index).load("10", "science")
-    pages = ui.chapter_pages(shelf.chunks, "light.pdf")
+    pages = chapter_text.chapter_pages(shelf.chunks, "light.pdf")
     assert list(pages) == [1, 2]
     joined = " ".join(b.text for b in pages[1])
     assert "This bending of light is called refraction of light." in joined
     assert joined.count("This bending of light") == 1  # chunk overlaps are not repeated
-    blocks = [ui.Block("para", "Alpha beta gamma delta epsilon."), ui.Block("para", "Zeta eta theta iota kappa.")]
-    assert ui.mark_blocks(blocks, "gamma delta")[0]["marks"] == [[11, 22]]
-    across = ui.mark_blocks(blocks, "delta epsilon. Zeta eta theta")
+    blocks = [chapter_text.Block("para", "Alpha beta gamma delta epsilon."), chapter_text.Block("para", "Zeta eta theta iota kappa.")]
+    assert chapter_text.mark_blocks(blocks, "gamma delta")[0]["marks"] == [[11, 22]]
+    across = chapter_text.mark_blocks(blocks, "delta epsilon. Zeta eta theta")
     assert across[0]["marks"] == [[17, 31]] and across[1]["marks"] == [[0, 14]]
 
 
 def test_answer_round_trips_through_the_audit_json(env):
     tutor = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy())
     ans = tutor.ask(ANSWERABLE, "10", "science")
-    assert ui.answer_from_dict(ans.to_dict()) == ans
+    assert TutorAnswer.from_dict(ans.to_dict()) == ans
 
 
 # ---------------------------------------------------------------------------------------------- an LLM answerer
@@ -925,7 +881,7 @@ def test_llm_answer_from_the_app_is_shown_once_checked(llm_server):
     assert len(server.prompts) == 1  # the app's answerer is the openai one
     reply = at.chat_message[-1]
     assert "refraction of light" in reply.markdown[0].value and ":blue-badge[" in reply.markdown[0].value
-    assert ui.PENDING_NOTE not in texts(at)  # the pending draft was replaced by the checked answer
+    assert render.PENDING_NOTE not in texts(at)  # the pending draft was replaced by the checked answer
     assert "LLM called** yes" in texts(reply.expander[-1])
 
 
@@ -938,12 +894,12 @@ def test_llm_draft_that_fails_the_checks_is_replaced_by_the_refusal(llm_server):
     assert len(server.prompts) == 1
     shown = texts(at)
     assert REFUSAL_SENTENCE in at.chat_message[-1].markdown[0].value
-    assert "Newton" not in shown and ui.PENDING_NOTE not in shown  # nothing of the vetoed draft stays on screen
+    assert "Newton" not in shown and render.PENDING_NOTE not in shown  # nothing of the vetoed draft stays on screen
 
 
 def test_pending_draft_shows_each_token_marked_unchecked():
     seen: list[str] = []
-    draft = ui.PendingDraft(seen.append)
+    draft = render.PendingDraft(seen.append)
     for piece in ("Refraction", " is", " bending [1]."):
         draft(piece)
     assert seen == ["Refraction", "Refraction is", "Refraction is bending [1]."]
@@ -963,7 +919,7 @@ def test_local_answerer_from_the_app_with_a_real_model(env, monkeypatch):
     assert not at.exception, at.exception
     reply = at.chat_message[-1]
     assert "LLM called** yes" in texts(reply.expander[-1]) and "gemma" in texts(reply.expander[-1])
-    assert ui.PENDING_NOTE not in texts(at)
+    assert render.PENDING_NOTE not in texts(at)
     (row,) = AuditLog(env["audit"]).rows()
     detail = AuditLog(env["audit"]).detail(row["id"])
     if not detail["was_refusal"]:  # whatever a student sees is supported sentence by sentence

@@ -4,7 +4,7 @@ Plain frozen dataclasses with `to_dict` for JSON; nothing here decides anything.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from tutor.reasons import Reason, Tier, message
@@ -160,3 +160,27 @@ class TutorAnswer:
         d = asdict(self)
         d["class"] = d.pop("klass")
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TutorAnswer:
+        """A TutorAnswer back from its `to_dict` form (the audit log's JSON), ignoring fields it does not know."""
+        d = dict(d)
+        d["klass"] = str(d.pop("class", d.get("klass", "")))
+        d["sentences"] = tuple(
+            AnswerSentence(s["text"], tuple(s.get("citations", ())), s.get("page"), s.get("supported"))
+            for s in d.get("sentences") or ()
+        )
+        d["draft_sentences"] = tuple(_known(AnswerSentence, {**s, "citations": tuple(s.get("citations", ()))})
+                                     for s in d.get("draft_sentences") or ())
+        d["notes"] = tuple(d.get("notes") or ())
+        d["sources"] = tuple(_known(Source, s) for s in d.get("sources") or ())
+        d["near_misses"] = tuple(_known(Source, s) for s in d.get("near_misses") or ())
+        d["checks"] = tuple(_known(Check, c) for c in d.get("checks") or ())
+        d["suggestions"] = tuple(_known(Suggestion, s) for s in d.get("suggestions") or ())
+        return _known(cls, d)
+
+
+def _known(cls, d: dict[str, Any]):
+    """`cls(**d)` with the keys `cls` has no field for left out (an older or newer log row)."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in d.items() if k in names})

@@ -1,0 +1,100 @@
+"""What the teachers' page computes from the audit log: the prepared table, filters, CSV export, coverage gaps.
+
+Pure functions over pandas DataFrames (no Streamlit).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from tutor.presentation import reason_label, subject_label
+
+AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "resolved_question",
+                 "answer", "confidence",
+                 "nearest_chapter", "nearest_section", "failed_checks", "decided_by", "llm_called", "total_ms"]
+
+
+def local_times(ts: pd.Series) -> pd.Series:
+    """Audit timestamps (Unix seconds) as naive datetimes in the server's time zone."""
+    tz = datetime.now().astimezone().tzinfo
+    return pd.to_datetime(ts.astype(float), unit="s", utc=True).dt.tz_convert(tz).dt.tz_localize(None)
+
+
+def prepare_audit(df: pd.DataFrame) -> pd.DataFrame:
+    df = df.copy()
+    df["time"] = local_times(df["ts"]) if len(df) else pd.Series(dtype="datetime64[ns]")
+    df["class"] = df["class"].astype(str)
+    for col in ("nearest_chapter", "nearest_section", "failed_checks", "error", "resolved_question"):
+        if col in df.columns:  # resolved_question: audit logs from before migration 3 hold none
+            df[col] = df[col].fillna("")
+    return df
+
+
+def filter_audit(df: pd.DataFrame, *, start=None, end=None, classes=(), subjects=(), decision: str = "All",
+                 reasons=(), text: str = "") -> pd.DataFrame:
+    """The audit rows matching every filter given (dates inclusive, text case-insensitive in question or answer)."""
+    m = pd.Series(True, index=df.index)
+    if start is not None:
+        m &= df["time"].dt.date >= start
+    if end is not None:
+        m &= df["time"].dt.date <= end
+    if classes:
+        m &= df["class"].isin([str(c) for c in classes])
+    if subjects:
+        m &= df["subject"].isin(list(subjects))
+    if decision and decision.lower() in ("answered", "refused"):
+        m &= df["decision"] == decision.lower()
+    if reasons:
+        m &= df["reason"].isin(list(reasons))
+    if text.strip():
+        needle = text.strip().lower()
+        m &= df["question"].str.lower().str.contains(needle, regex=False) | df["answer"].str.lower().str.contains(
+            needle, regex=False)
+    return df[m]
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet will not run: one starting with = + - @ tab or CR gets a leading apostrophe (OWASP's
+    advice against CSV injection). Numbers are left alone, negative ones included."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def audit_csv(df: pd.DataFrame) -> bytes:
+    out = df[[c for c in AUDIT_COLUMNS if c in df.columns]].copy()
+    out["time"] = out["time"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    for col in out.columns:
+        if out[col].dtype == object or pd.api.types.is_string_dtype(out[col]):
+            out[col] = out[col].map(csv_cell)
+    return out.to_csv(index=False).encode("utf-8")
+
+
+def coverage_gaps(df: pd.DataFrame) -> pd.DataFrame:
+    """Refused questions grouped by the chapter and section nearest to them, most refusals first."""
+    ref = df[(df["decision"] == "refused") & ~df["reason"].isin(["empty_question", "answerer_error", "no_shelf"])]
+    cols = ["Shelf", "Nearest chapter", "Nearest section", "Refused", "Main reason", "Example questions"]
+    if ref.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for (k, s, ch, sec), g in ref.groupby(["class", "subject", "nearest_chapter", "nearest_section"], dropna=False):
+        g = g.sort_values("time", ascending=False)
+        examples = list(dict.fromkeys(g["question"]))[:3]
+        rows.append({
+            "Shelf": f"{k} · {subject_label(s)}", "Nearest chapter": ch or "(none)", "Nearest section": sec or "–",
+            "Refused": len(g), "Main reason": reason_label(g["reason"].mode().iloc[0]),
+            "Example questions": " · ".join(examples), "_last": g["time"].iloc[0],
+        })
+    out = pd.DataFrame(rows).sort_values(["Refused", "_last"], ascending=[False, False])
+    return out[cols].reset_index(drop=True)
+
+
+def bar_chart_height(bars: int) -> int:
+    """Pixels for a horizontal bar chart: room for each bar's label, plus the axis."""
+    return 70 + 36 * max(2, bars)

@@ -1,0 +1,200 @@
+"""Uploaded chapter PDFs: safe names, guessing their shelf, keeping them, and rebuilding a shelf from them.
+
+Plain functions the maintainers' page calls; no Streamlit.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+import numpy as np
+
+from tutor.config import data_dir
+from tutor.errors import ShelfDamaged, TutorError
+from tutor.ingest.builder import IngestItem, IngestReport, Progress, ingest
+from tutor.store.shelf import Manifest, ShelfStore, check_name
+
+
+def uploads_dir() -> Path:
+    """Where uploaded chapter PDFs are kept so that a shelf can be rebuilt from them."""
+    return data_dir() / "uploads"
+
+
+def safe_pdf_name(uploaded_name: str, taken: set[str] | None = None) -> str:
+    """A file name safe to write anywhere: the base name only, lowercase, letters and marks of any script (Devanagari
+    as much as Latin), digits, '-', '_', '.pdf'; anything else (spaces, slashes, symbols) becomes '-', and invisible
+    format characters (bidi overrides, zero-width joiners) are dropped. At most 60 characters before '.pdf'.
+
+    Never a path: directory parts (either slash) are dropped, so '../../etc/passwd' becomes 'passwd.pdf'. A name in
+    `taken` gets -2, -3, … before '.pdf'.
+    """
+    base = PureWindowsPath(PurePosixPath(str(uploaded_name)).name).name
+    base = unicodedata.normalize("NFC", base).lower()
+    stem = base.removesuffix(".pdf")
+    kept = []
+    for ch in stem:
+        cat = unicodedata.category(ch)
+        if cat[0] in "LMN" or ch in "._-":
+            kept.append(ch)
+        elif cat != "Cf":
+            kept.append("-")
+    stem = re.sub(r"-{2,}", "-", "".join(kept)).strip("-._")[:60].strip("-._") or "chapter"
+    name = f"{stem}.pdf"
+    n = 2
+    while taken is not None and name in taken:
+        name = f"{stem}-{n}.pdf"
+        n += 1
+    return name
+
+
+def upload_name(uploaded_name: str, digest: str, on_shelf: dict[str, str], taken: set[str],
+                replace: bool = False) -> str:
+    """The name an upload is kept and ingested under. `on_shelf` maps each name already used on the target shelf
+    (chapters and kept PDFs) to its content digest; `taken` holds names given to this batch already.
+
+    The same PDF keeps its name (an unchanged chapter); a different PDF whose cleaned name is already used never
+    replaces it unless the maintainer chose `replace`: it becomes name-2.pdf (or the next free number)."""
+    name = safe_pdf_name(uploaded_name)
+    if name not in taken and (name not in on_shelf or on_shelf[name] == digest or replace):
+        return name
+    return safe_pdf_name(name, taken | set(on_shelf))
+
+
+_SUBJECT_WORDS = {
+    "social-science": ("social-science", "socialscience", "social-sci", "sst", "soc"),
+    "science": ("science", "sci"),
+    "mathematics": ("mathematics", "maths", "math"),
+    "english": ("english", "eng"),
+    "hindi": ("hindi",),
+    "history": ("history",),
+    "geography": ("geography",),
+    "economics": ("economics",),
+    "political-science": ("political-science", "politicalscience", "civics", "polity"),
+    "physics": ("physics",),
+    "chemistry": ("chemistry",),
+    "biology": ("biology",),
+}
+
+
+def guess_shelf(file_name: str) -> tuple[str | None, str | None]:
+    """Class and subject read from an upload's name when it says them ('class-10_science_light.pdf')."""
+    name = file_name.lower()
+    m = re.search(r"(?:class|cls|std|grade)[\s_-]*(\d{1,2})(?!\d)", name)
+    klass = m.group(1) if m else None
+    subject = None
+    words = re.split(r"[^a-z0-9-]+", name.replace("_", " "))
+    for canon, aliases in _SUBJECT_WORDS.items():  # social-science is tried before science
+        if any(a in name if "-" in a else a in words for a in aliases):
+            subject = canon
+            break
+    return klass, subject
+
+
+def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
+    """Copy an ingested PDF to data/uploads/class-<k>/<subject>/<name>, so the shelf can be rebuilt later."""
+    dest_dir = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / safe_pdf_name(name)
+    shutil.copyfile(src, dest)
+    return dest
+
+
+def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:
+    d = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
+    return {p.name: p for p in sorted(d.glob("*.pdf"))} if d.exists() else {}
+
+
+def progress_fraction(p: Progress) -> float:
+    """One bar for a whole ingest: hashing 0–10 %, extraction 10–45 %, embedding 45–90 %, writing 90–100 %."""
+    span = {"hash": (0.0, 0.10), "extract": (0.10, 0.45), "embed": (0.45, 0.90), "write": (0.90, 1.0), "done": (1.0, 1.0)}
+    lo, hi = span.get(p.stage, (0.0, 1.0))
+    frac = (p.done / p.total) if p.total else 1.0
+    return max(0.0, min(1.0, lo + (hi - lo) * frac))
+
+
+def progress_text(p: Progress) -> str:
+    words = {"hash": "Checking", "extract": "Reading the text of", "embed": "Indexing passages", "write": "Saving the shelf",
+             "done": "Finished"}
+    head = words.get(p.stage, p.stage)
+    if p.stage == "embed":
+        return f"{head}: {p.done} of {p.total}"
+    if p.stage in ("write", "done"):
+        return f"{head} — {p.message}" if p.message else head
+    return f"{head} {p.file}" if p.file else head
+
+
+@dataclass
+class RebuildResult:
+    """What a shelf rebuild did: chapters re-read from their kept PDFs, carried over as they were, or refused."""
+
+    reingested: list[str]
+    carried: list[str]
+    refused: list[str]
+    chunks: int
+    lost: list[str] = None  # chapters of a damaged shelf with no kept PDF: they cannot be carried over
+
+    def __post_init__(self):
+        self.lost = list(self.lost or [])
+
+
+def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
+                  progress: Callable[[Progress], None] | None = None) -> RebuildResult:
+    """Re-ingest a shelf's chapters from their kept PDFs into a fresh version, swapped in atomically.
+
+    Chapters without a kept PDF (e.g. ingested from the command line) keep their chunks and vectors as they are.
+    Students keep reading the old version until the new one is written completely. A damaged shelf is rebuilt
+    from its kept PDFs alone (every one of them when its manifest is unreadable too); chapters that only the damaged
+    files held are reported as lost.
+    """
+    with store.lock(klass, subject):
+        kept = kept_pdfs(klass, subject)
+        try:
+            old = store.load(klass, subject)
+            entries = old.manifest.chapters
+        except ShelfDamaged:
+            old = None
+            try:
+                entries = store.manifest(klass, subject).chapters
+            except ShelfDamaged:
+                entries = {name: None for name in kept}
+        todo = [name for name in entries if name in kept]
+        with tempfile.TemporaryDirectory(prefix="tutor-rebuild-") as tmp:
+            fresh_store = ShelfStore(tmp)
+            report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter if entries[n] else None,
+                                        name=n) for n in todo],
+                            fresh_store, embedder, progress=progress, workers=1) if todo else IngestReport()
+            ok = {f.file for f in report.files if f.status in ("added", "replaced", "unchanged")}
+            fresh = fresh_store.load(klass, subject) if ok else None
+        carried = [n for n in entries if n not in ok]
+        lost = []
+        if old is None:  # nothing can be carried over from damaged files
+            carried, lost = [], carried
+            if not ok:
+                raise TutorError("no chapter could be read again from a kept PDF, so there is nothing to rebuild "
+                                 "from: roll the shelf back instead, or upload its chapters again")
+        if carried and old.manifest.embedding_model != getattr(embedder, "name", ""):
+            raise TutorError(
+                f"{len(carried)} chapter(s) have no kept PDF and were built with {old.manifest.embedding_model}; "
+                "upload their PDFs again before rebuilding with a different model"
+            )
+        manifest = Manifest(klass, subject, embedder.name, embedder.dim, (old or fresh).manifest.index_type)
+        chunks, vecs = [], []
+        if fresh is not None:
+            manifest.chapters.update(fresh.manifest.chapters)
+            chunks += fresh.chunks
+            vecs.append(fresh.vectors)
+        if carried:
+            mask = np.array([c.file in set(carried) for c in old.chunks], dtype=bool)
+            chunks += [c for c, m in zip(old.chunks, mask) if m]
+            vecs.append(old.vectors[mask])
+            for n in carried:
+                manifest.chapters[n] = entries[n]
+        all_vecs = np.concatenate(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
+        store.write(manifest, chunks, all_vecs)
+    return RebuildResult(sorted(ok), carried, [f.file for f in report.refused], len(chunks), lost)

@@ -1,0 +1,168 @@
+"""Shared, heavy resources (one st.cache_resource each) and the session-state keys the pages use.
+
+Embedder, library, audit log, tutor, page renderer, secrets and the data folders.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from tutor.audit.log import AuditLog
+from tutor.config import audit_db_path, data_dir, index_dir
+from tutor.errors import TutorError
+from tutor.ingest.uploads import uploads_dir
+from tutor.retrieval.embedding import HashEmbedder, default_embedder
+from tutor.retrieval.search import Library
+from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
+from tutor.store.shelf import ShelfStore, check_name
+
+APP_PATH = Path(__file__).resolve().parents[1] / "app.py"
+
+
+# Per-user state lives in st.session_state under these names; nothing per-question goes on a cached object.
+KLASS = "shelf_class"  # the class a student picked (survives page switches)
+
+
+SUBJECT = "shelf_subject"  # the subject a student picked
+
+
+ASK_HISTORY = "ask_history"  # list of turns on the Ask page
+
+
+READER_CHAPTER = "reader_chapter"  # file name of the chapter open in the reader
+
+
+READER_PAGE = "reader_page"  # PDF page number open in the reader
+
+
+READER_SELECTION = "reader_selection"  # the passage the student selected: dict(text, chapter, file, page)
+
+
+READER_HISTORY = "reader_history"  # list of turns on the Read page
+
+
+READER_VIEW = "reader_view"  # "Text" (select to ask) or "Page as printed" (the PDF page as an image)
+
+
+AUTH_TEACHER = "auth_teacher"  # fingerprint of the teacher password the user signed in with
+
+
+AUTH_MAINTAINER = "auth_maintainer"
+
+
+UPLOAD_ROUND = "upload_round"  # bumped after an ingest, to give the uploader a fresh key
+
+
+UPLOAD_RESULTS = "upload_results"  # what the last ingest did, shown after the rerun
+
+
+MAINT_NOTICE = "maintainer_notice"  # one-line outcome of the last shelf action
+
+
+def embedder_kind() -> str:
+    """`TUTOR_EMBEDDER=hash` swaps in the deterministic HashEmbedder (tests); anything else is MiniLM."""
+    return "hash" if os.environ.get("TUTOR_EMBEDDER", "").strip().lower() == "hash" else "minilm"
+
+
+@st.cache_resource(show_spinner="Loading the language model…")
+def get_embedder(kind: str):
+    if kind == "hash":
+        return HashEmbedder()
+    emb = default_embedder()
+    emb.embed(["warm up"])  # the first encode is slow; pay it here, not on a student's first question
+    return emb
+
+
+@st.cache_resource(show_spinner="Opening the library…")
+def get_library(root: str, kind: str) -> Library:
+    return Library(root, embedder=get_embedder(kind))
+
+
+@st.cache_resource
+def get_audit(path: str) -> AuditLog:
+    return AuditLog(path)
+
+
+@st.cache_resource(show_spinner="Getting the tutor ready…")
+def get_tutor(root: str, audit_path: str, kind: str):
+    """One Tutor per (library, audit log, embedder): it holds no per-question state, so all users share it.
+
+    The answerer comes from the policy (`TUTOR_ANSWERER`: extractive, local or openai); an OpenAI-compatible
+    server's address, model and key come from st.secrets ([llm] base_url/model/api_key) or the environment."""
+    from tutor.answering.llm_answerer import make_parts
+    from tutor.pipeline import Tutor
+    from tutor.policy import load_policy
+
+    policy = load_policy()
+    return Tutor(get_library(root, kind), policy, audit=get_audit(audit_path), **make_parts(policy, secrets=_secrets()))
+
+
+def _secrets() -> dict[str, Any]:
+    try:
+        return {k: (dict(v) if hasattr(v, "keys") else v) for k, v in st.secrets.items()}
+    except Exception:  # noqa: BLE001 - no secrets file at all is the same as no secrets
+        return {}
+
+
+def library() -> Library:
+    return get_library(str(index_dir()), embedder_kind())
+
+
+def audit_log() -> AuditLog:
+    return get_audit(str(audit_db_path()))
+
+
+def tutor_or_stop():
+    """The shared Tutor, or a plain message and a stopped page when the policy or library cannot be loaded."""
+    try:
+        return get_tutor(str(index_dir()), str(audit_db_path()), embedder_kind())
+    except TutorError as e:
+        st.error(f"The tutor cannot start: {e}", icon=":material/error:")
+        st.stop()
+
+
+def page_cache_dir() -> Path:
+    """Where rendered PDF pages are kept (`<data dir>/page-cache`), keyed by file digest, page and scale."""
+    return data_dir() / "page-cache"
+
+
+@st.cache_resource
+def get_renderer(cache_dir: str) -> PageRenderer:
+    return PageRenderer(cache_dir)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], cache_dir: str) -> PageImage:
+    # in memory as well as on disk: every rerun redraws every answer of the chat, and each draws its pages
+    return get_renderer(cache_dir).show(Path(pdf), page, list(sentences), sha256=sha256)
+
+
+def chapter_pdf(klass: str, subject: str, file: str) -> tuple[Path, str] | None:
+    """The PDF a chapter was ingested from, and its digest: the recorded source, else the kept upload; None when
+    neither is there any more or the file there is not the one that was ingested (same sha256)."""
+    manifest = ShelfStore(index_dir()).manifest(klass, subject)  # the manifest alone: no embedder is loaded
+    entry = manifest.chapters.get(file) if manifest else None
+    if entry is None:
+        return None
+    kept = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject") / file
+    pdf = find_pdf([entry.source, kept], entry.sha256)
+    return (pdf, entry.sha256) if pdf is not None else None
+
+
+def page_image(klass: str, subject: str, file: str, page: int,
+               sentences: list[str] | tuple[str, ...] = ()) -> PageImage | str:
+    """The printed page with `sentences` highlighted, or a sentence saying why the page cannot be shown."""
+    found = chapter_pdf(klass, subject, file)
+    if found is None:
+        return (f"The printed page cannot be shown: the PDF of {file} is no longer where it was added from. "
+                "A maintainer can add it again.")
+    pdf, sha = found
+    try:
+        return _page_image(str(pdf), sha, int(page), tuple(" ".join(s.split()) for s in sentences if s.strip()),
+                           str(page_cache_dir()))
+    except PageUnavailable as e:
+        return f"The printed page cannot be shown: {e}"
