@@ -12,17 +12,9 @@ from typing import Any
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
+from tutor import reasons
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
-TIER_LABELS = {
-    "retrieval": "Retrieval gate",
-    "reranker": "Reranker gate",
-    "reader": "Answerability reader",
-    "judge": "LLM answerability judge",
-    "answerer": "Answerer (the LLM declined)",
-    "answer_checks": "Answer checks",
-    "error": "Error handler",
-}
 
 
 MODE_LABELS = {"library": "Whole shelf", "selected_text": "Selected passage"}
@@ -172,7 +164,8 @@ def clip(text: str, n: int) -> str:
 
 
 def reason_label(code: str) -> str:
-    return "Answered" if code == "answered" else str(code).replace("_", " ").capitalize()
+    """The UI label of a reason code (tutor/reasons.py owns it)."""
+    return reasons.label(code)
 
 
 def span_highlighted(sentence: str, span: str) -> str:

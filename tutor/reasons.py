@@ -200,7 +200,7 @@ class Reason(StrEnum):
     def is_coverage_gap(self) -> bool:
         """A refusal that points at something missing from the shelf, not at the question's form or a fault.
 
-        Mirrors `coverage_gaps` in ui_common.py, which leaves out empty questions, answerer errors and missing
+        Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors and missing
         shelves (and answered rows, which are not refusals).
         """
         return self not in _NOT_COVERAGE_GAPS

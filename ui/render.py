@@ -11,11 +11,12 @@ from typing import Any
 
 import streamlit as st
 
+from tutor.reasons import tier_label
+
 from tutor.audit.log import AuditLog
 from tutor.errors import TutorError
 from tutor.presentation import (
     MODE_LABELS,
-    TIER_LABELS,
     checks_frame,
     evidence_frame,
     highlighted_passage,
@@ -224,7 +225,7 @@ def render_diagnostics(ans: TutorAnswer, *, key: str, staff: bool = False) -> No
     outcome = (f":orange-badge[:material/block: Refused · {reason_label(ans.reason)}]" if ans.was_refusal
                else ":green-badge[:material/check_circle: Answered]")
     st.markdown(
-        f"{outcome} &nbsp; **Decided by** {TIER_LABELS.get(ans.decided_by, md(ans.decided_by))} · "
+        f"{outcome} &nbsp; **Decided by** {md(tier_label(ans.decided_by))} · "
         f"**LLM called** {'yes' if ans.llm_called else 'no'} · **Answerer** {md(ans.answerer)} · "
         f"**Mode** {MODE_LABELS.get(ans.mode, md(ans.mode))} · **Confidence** {ans.confidence:.2f}"
     )

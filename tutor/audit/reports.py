@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from tutor import reasons
 from tutor.presentation import reason_label, subject_label
 
 AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "resolved_question",
@@ -76,9 +77,14 @@ def audit_csv(df: pd.DataFrame) -> bytes:
     return out.to_csv(index=False).encode("utf-8")
 
 
+def _is_gap(code: str) -> bool:
+    member = reasons.reason(code)
+    return member.is_coverage_gap if member else True
+
+
 def coverage_gaps(df: pd.DataFrame) -> pd.DataFrame:
     """Refused questions grouped by the chapter and section nearest to them, most refusals first."""
-    ref = df[(df["decision"] == "refused") & ~df["reason"].isin(["empty_question", "answerer_error", "no_shelf"])]
+    ref = df[(df["decision"] == "refused") & df["reason"].map(_is_gap).astype(bool)]
     cols = ["Shelf", "Nearest chapter", "Nearest section", "Refused", "Main reason", "Example questions"]
     if ref.empty:
         return pd.DataFrame(columns=cols)
