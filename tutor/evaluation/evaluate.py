@@ -18,6 +18,7 @@ from tutor.policy import Policy
 from tutor.types import TutorAnswer
 from tutor.store.shelf import Hit
 from tutor.text.terms import content_terms
+from tutor.evaluation.metrics import rate
 
 
 @dataclass(frozen=True)
@@ -138,11 +139,6 @@ def percentile(values: Iterable[float], p: float) -> float | None:
     lo = math.floor(pos)
     hi = min(lo + 1, len(s) - 1)
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
-
-
-def rate(num: float, den: int) -> float | None:
-    """num / den to four places; None when there is nothing to count."""
-    return round(num / den, 4) if den else None
 
 
 def _pct(values: list[float], p: float) -> float:
