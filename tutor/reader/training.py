@@ -414,7 +414,7 @@ def export(net, out_dir: Path, config: dict) -> dict:
 def reader_metrics(reader, examples: list[Example], batch: int = 32) -> dict:
     """Accuracy at 0.5 and ROC AUC of the answer head on qa examples (and of the support head on claims), with
     span exact match / token F1 on positives that have a span."""
-    from tutor.evaluation.evaluate import rate
+    from tutor.evaluation.metrics import rate
 
     def auc(pos: list[float], neg: list[float]) -> float | None:
         if not pos or not neg:
