@@ -6,10 +6,7 @@ import re
 
 import pytest
 
-try:
-    from helpers_safety import LIGHT, chunk, hits, policy, source
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import LIGHT, chunk, hits, policy, source
+from helpers_safety import LIGHT, chunk, hits, policy, source
 
 from tutor.answering.extractive import ExtractiveAnswerer, parse_sentences
 from tutor.ingest.chunking import Chunk

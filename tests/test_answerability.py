@@ -7,10 +7,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-try:
-    from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
+from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
 
 from tutor.answering.extractive import Draft
 from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows

@@ -8,10 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-try:
-    from helpers_safety import source
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import source
+from helpers_safety import source
 
 import tutor.audit.log as audit_mod
 from tutor.audit.log import MIGRATIONS, AuditLog

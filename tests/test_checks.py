@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-try:
-    from helpers_safety import check, policy, source
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import check, policy, source
+from helpers_safety import check, policy, source
 
 from tutor.answering.extractive import parse_sentences
 from tutor.safety.checks import check_citations, check_grounding, check_phrasing, token_overlap, verdict

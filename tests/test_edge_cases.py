@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from helpers_library import LIGHT_PAGES, make_pdf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import LIGHT_PAGES, make_pdf
+from helpers_library import LIGHT_PAGES, make_pdf
 
 from tutor.ingest.chunking import detect_chapter
 from tutor.retrieval.embedding import HashEmbedder

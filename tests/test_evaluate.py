@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-try:
-    from helpers_safety import policy, source
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import policy, source
+from helpers_safety import policy, source
 
 from tutor.evaluation.evaluate import (Question, accepts, evaluate, gate_values, judge, load_questions, pareto, permissive,
                             recommend, restates_question, summarise, trade_off)
@@ -266,10 +263,7 @@ def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
 
 
 def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
-    try:
-        from helpers_safety import EMB, SOIL, policy, write_shelf
-    except ImportError:  # tests/ imported as a package
-        from tests.helpers_safety import EMB, SOIL, policy, write_shelf
+    from helpers_safety import EMB, SOIL, policy, write_shelf
     from tutor.evaluation.evaluate import FOLLOWUP_MODES, Conversation, Question, evaluate_followups
     from tutor.pipeline import Tutor
     from tutor.retrieval.search import Library

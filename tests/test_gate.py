@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-try:
-    from helpers_safety import LIGHT, check, chunk, hits, policy
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import LIGHT, check, chunk, hits, policy
+from helpers_safety import LIGHT, check, chunk, hits, policy
 
 from tutor.safety.gate import decide
 from tutor.store.shelf import ShelfKey

@@ -8,10 +8,7 @@ import json
 
 import pytest
 
-try:
-    from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
+from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
 
 from tutor.retrieval.embedding import HashEmbedder
 from tutor.errors import IngestError

@@ -9,10 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-try:
-    from helpers_safety import EMB, chunk, policy, write_shelf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import EMB, chunk, policy, write_shelf
+from helpers_safety import EMB, chunk, policy, write_shelf
 
 from tutor.evaluation.evaluate import perturb
 from tutor.retrieval.lexical import LexicalIndex, ParaphraseScorer, edit_distance, paraphrase_score, rrf, terms, trigram_jaccard, words

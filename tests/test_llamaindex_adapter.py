@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-try:
-    from helpers_safety import LIGHT, policy
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import LIGHT, policy
+from helpers_safety import LIGHT, policy
 
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 

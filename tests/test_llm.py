@@ -9,12 +9,8 @@ import re
 import httpx
 import pytest
 
-try:
-    from helpers_llm import FakeLLM, failing, prompt_text
-    from helpers_safety import EMB, LIGHT, SOIL, check, policy, source, write_shelf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_llm import FakeLLM, failing, prompt_text
-    from tests.helpers_safety import EMB, LIGHT, SOIL, check, policy, source, write_shelf
+from helpers_llm import FakeLLM, failing, prompt_text
+from helpers_safety import EMB, LIGHT, SOIL, check, policy, source, write_shelf
 
 from tutor.answering.llm_answerer import LLMAnswerer, make_answerer, openai_settings
 from tutor.answering.extractive import ExtractiveAnswerer

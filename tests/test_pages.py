@@ -14,22 +14,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-try:
-    from helpers_library import (
-        LIGHT_PAGES,
-        SOIL_PAGES,
-        make_image_only_pdf,
-        make_library,
-        make_pdf,
-    )
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import (
-        LIGHT_PAGES,
-        SOIL_PAGES,
-        make_image_only_pdf,
-        make_library,
-        make_pdf,
-    )
+from helpers_library import (
+    LIGHT_PAGES,
+    SOIL_PAGES,
+    make_image_only_pdf,
+    make_library,
+    make_pdf,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # ui/ sits beside app.py, outside the installed package

@@ -7,10 +7,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-try:
-    from helpers_library import LIGHT_PAGES, make_pdf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import LIGHT_PAGES, make_pdf
+from helpers_library import LIGHT_PAGES, make_pdf
 
 from tutor.store.pages import PageRenderer, PageUnavailable, file_digest, find_pdf, locate, normalise
 

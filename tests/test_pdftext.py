@@ -10,10 +10,7 @@ import re
 
 import pytest
 
-try:
-    from helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
+from helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
 
 from tutor.errors import PdfRefused, TutorError
 from tutor.ingest.pdftext import (

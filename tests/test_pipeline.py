@@ -7,10 +7,7 @@ import re
 
 import pytest
 
-try:
-    from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
+from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
 
 from tutor.audit.log import AuditLog
 from tutor.pipeline import Passage, Tutor

@@ -10,10 +10,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from helpers_safety import EMB, LIGHT, policy, write_shelf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_safety import EMB, LIGHT, policy, write_shelf
+from helpers_safety import EMB, LIGHT, policy, write_shelf
 
 from tutor.pipeline import Tutor
 from tutor.reasons import Reason, Tier, label, message, tier_label

@@ -8,10 +8,7 @@ import faiss
 import numpy as np
 import pytest
 
-try:
-    from helpers_library import make_library, make_pdf
-except ImportError:  # tests/ imported as a package
-    from tests.helpers_library import make_library, make_pdf
+from helpers_library import make_library, make_pdf
 
 from tutor.ingest.chunking import Chunk
 from tutor.retrieval.embedding import HashEmbedder
