@@ -10,7 +10,7 @@ import threading
 import time
 import unicodedata
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
@@ -32,6 +32,9 @@ from tutor import reasons
 from tutor.reasons import Reason, Tier
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
+if TYPE_CHECKING:  # the judge module loads the LLM client; only its verdict type is named here
+    from tutor.answering.llm_judge import JudgeVerdict
+
 Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.answering.llm_judge.AnswerabilityJudge
 RERANK_FALLBACK = "reranker failed/timed out: fell back to retrieval scores"
 JUDGE_FALLBACK = "answerability judge failed/timed out: the gate's decision stands"
