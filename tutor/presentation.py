@@ -15,8 +15,6 @@ from tutor.answering.prompts import withhold_planted
 from tutor import reasons
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
-
-
 MODE_LABELS = {"library": "Whole shelf", "selected_text": "Selected passage"}
 
 

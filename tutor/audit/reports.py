@@ -78,6 +78,7 @@ def audit_csv(df: pd.DataFrame) -> bytes:
 
 
 def _is_gap(code: str) -> bool:
+    """Whether a refusal with this reason shows a gap in the book (a code from an older version counts)."""
     member = reasons.reason(code)
     return member.is_coverage_gap if member else True
 
