@@ -7,7 +7,7 @@ import streamlit as st
 from tutor import presentation as pres
 from tutor.errors import ShelfDamaged
 from tutor.store import chapters as chapter_text
-from tutor.types import reason_message
+from tutor.reasons import Reason
 from ui import layout, render, resources
 
 tutor, shelves = layout.student_page(
@@ -25,7 +25,7 @@ if not turns and not question:
     try:
         chapters = chapter_text.shelf_chapters(tutor.library, shelf.klass, shelf.subject)
     except ShelfDamaged:
-        st.warning(reason_message("shelf_damaged"), icon=":material/build:")
+        st.warning(Reason.SHELF_DAMAGED.en, icon=":material/build:")
         chapters = []
     with st.container(border=True):
         st.markdown(f"#### :material/auto_stories: {pres.shelf_label(shelf.klass, shelf.subject)}")

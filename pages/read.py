@@ -9,7 +9,7 @@ from tutor.errors import ShelfDamaged
 from tutor.pipeline import Passage
 from tutor.store import chapters as chapter_text
 from tutor.store.shelf import ShelfKey
-from tutor.types import reason_message
+from tutor.reasons import Reason
 from ui import layout, render, resources
 from ui import reader_component as reader
 
@@ -23,7 +23,7 @@ shelf = layout.shelf_picker(shelves, cols=(c_class, c_subject))
 try:
     book = tutor.library.shelf(shelf.klass, shelf.subject)
 except ShelfDamaged:  # the student sees why, never the files; maintainers see the detail on their page
-    st.warning(reason_message("shelf_damaged"), icon=":material/build:")
+    st.warning(Reason.SHELF_DAMAGED.en, icon=":material/build:")
     st.stop()
 chapters = chapter_text.chapters_in_order(book.manifest)
 files = [c.file for c in chapters]

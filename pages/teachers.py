@@ -11,7 +11,8 @@ from tutor import presentation as pres
 from tutor.audit import reports
 from tutor.audit.log import AuditUnavailable
 from tutor.store import chapters as chapter_text
-from tutor.types import REASONS, TutorAnswer
+from tutor import reasons as reason_codes  # `reasons` is the page's reason filter below
+from tutor.types import TutorAnswer
 from ui import auth, layout, render, resources
 
 layout.through_app()
@@ -44,7 +45,7 @@ with st.container(border=True):
                               format_func=pres.subject_label, placeholder="All")
     decision = f4.selectbox("Decision", ["All", "Answered", "Refused"], key="t_decision")
     g1, g2 = st.columns([2, 3])
-    reasons = g1.multiselect("Reason", sorted(df["reason"].unique()), key="t_reasons", format_func=pres.reason_label,
+    reasons = g1.multiselect("Reason", sorted(df["reason"].unique()), key="t_reasons", format_func=reason_codes.label,
                              placeholder="All")
     text = g2.text_input("Search the questions and answers", key="t_text", placeholder="e.g. photosynthesis")
 
@@ -70,7 +71,7 @@ with tab_questions:
         table = rows.assign(
             Shelf=rows["class"] + " · " + rows["subject"].map(pres.subject_label),
             Decision=rows["decision"].str.capitalize(),
-            Reason=rows["reason"].map(lambda r: "" if r == "answered" else pres.reason_label(r)),
+            Reason=rows["reason"].map(lambda r: "" if r == "answered" else reason_codes.label(r)),
         )[["id", "time", "Shelf", "question", "Decision", "Reason", "nearest_chapter"]]
         st.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config={
             "id": st.column_config.NumberColumn("#", width=48),
@@ -132,8 +133,9 @@ with tab_trends:
                 st.caption("No refusals in this selection.")
             else:
                 by_reason = ref.groupby("reason").size().reset_index(name="refused")
-                by_reason["label"] = by_reason["reason"].map(pres.reason_label)
-                by_reason["meaning"] = by_reason["reason"].map(REASONS).fillna("")
+                by_reason["label"] = by_reason["reason"].map(reason_codes.label)
+                by_reason["meaning"] = by_reason["reason"].map(
+                    lambda r: reason_codes.message(r) if reason_codes.reason(r) else "")
                 st.altair_chart(alt.Chart(by_reason).mark_bar().encode(
                     x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
                     y=alt.Y("label:N", sort="-x", title=None),

@@ -22,7 +22,8 @@ from tutor.pipeline import Passage, Tutor
 from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, neutralise
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.answering.rerank import LLMReranker, parse_scores
-from tutor.types import REASONS, REFUSAL_SENTENCE
+from tutor import reasons
+from tutor.types import REFUSAL_SENTENCE
 from tutor.retrieval.search import Library
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
@@ -117,7 +118,7 @@ def test_neutralise_leaves_plain_text_alone():
 def test_failsafe_categories(text, category):
     found = classify(text)
     assert found is not None and found.category == category
-    assert found.reason in REASONS and REASONS[found.reason]
+    assert reasons.reason(found.reason) and reasons.message(found.reason)
 
 
 def test_failsafe_lets_a_plain_answer_and_the_books_own_doubt_through():
@@ -183,14 +184,14 @@ def test_an_uncited_sentence_is_unsupported(library):
 def test_the_models_own_doubts_become_refusals_with_their_reason(library, reply, reason):
     ans = tutor(library, FakeLLM(reply=reply)).ask(LENS_Q, "10", "science")
     assert ans.was_refusal and ans.reason == reason and ans.decided_by == "answerer"
-    assert ans.message == REASONS[reason] and ans.answer == REFUSAL_SENTENCE
+    assert ans.message == reasons.message(reason) and ans.answer == REFUSAL_SENTENCE
     assert ans.draft == reply  # what it wrote is logged, not shown
 
 
 def test_a_model_that_hangs_is_a_timeout_refusal_not_a_hang(library):
     llm = FakeLLM(hang=True)
     ans = tutor(library, llm, llm_timeout_s=0.3).ask(LENS_Q, "10", "science")
-    assert ans.was_refusal and ans.reason == "llm_timeout" and ans.message == REASONS["llm_timeout"]
+    assert ans.was_refusal and ans.reason == "llm_timeout" and ans.message == reasons.message("llm_timeout")
     assert llm.stopped.wait(10)  # the worker was told to stop and did
 
 

@@ -17,7 +17,9 @@ from tutor.safety.gate import answer_type, decide, is_factoid
 from tutor.ingest.hindi_pdf import ocr_missing, repair, usability
 from tutor.text.language import detect_language
 from tutor.policy import Policy, load_policy
-from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, REASONS, REASONS_HI, reason_message, refusal_sentence
+from tutor.reasons import Reason
+from tutor.reasons import message as reason_message
+from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, refusal_sentence
 from tutor.store.shelf import Hit
 from tutor.text.terms import TermStats, content_terms, key_numbers, negated, numbers
 
@@ -86,13 +88,13 @@ def test_hindi_refusal_sentence_and_every_reason_has_a_hindi_form():
     assert refusal_sentence("hi") == REFUSAL_SENTENCE_HI == "पाठ्यपुस्तकों के आधार पर मुझे नहीं पता।"
     assert refusal_sentence("en") == REFUSAL_SENTENCE
     # every reason has a Hindi form (the gate's, the answer checks', the language model's and the judge's)
-    assert set(REASONS_HI) == set(REASONS)
-    assert all(detect_language(reason_message(r, "hi")) == "hi" for r in REASONS)
+    assert all(r.hi for r in Reason)
+    assert all(detect_language(reason_message(r, "hi")) == "hi" for r in Reason)
     # an unknown code comes back as it is, in either language
     assert reason_message("not_a_reason", "hi") == "not_a_reason"
-    assert reason_message("llm_timeout", "en") == REASONS["llm_timeout"]
+    assert reason_message("llm_timeout", "en") == Reason.LLM_TIMEOUT.en
     assert detect_language(reason_message("off_topic", "hi")) == "hi"
-    assert reason_message("off_topic", "en") == REASONS["off_topic"]
+    assert reason_message("off_topic", "en") == Reason.OFF_TOPIC.en
 
 
 def test_pipeline_refuses_a_hindi_question_in_hindi(tmp_path):

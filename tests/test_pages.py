@@ -34,8 +34,8 @@ from tutor.retrieval.embedding import HashEmbedder
 from tutor.retrieval.search import Library
 from tutor.store import chapters as chapter_text  # noqa: E402
 from tutor.store.shelf import ShelfKey, ShelfStore
+from tutor.reasons import Reason
 from tutor.types import (
-    REASONS,
     REFUSAL_SENTENCE,
     TutorAnswer,  # noqa: E402
 )
@@ -231,7 +231,7 @@ def test_refusal_shows_reason_suggestions_and_diagnostics(env):
     reply = at.chat_message[-1]
     first = reply.markdown[0].value
     assert REFUSAL_SENTENCE in first.replace("\\", "")
-    assert REASONS["off_topic"].rstrip(".") in first
+    assert Reason.OFF_TOPIC.en.rstrip(".") in first
     assert "You could ask about" in texts(reply)
     diag = reply.expander[0]
     assert diag.label == "Diagnostics"
@@ -346,7 +346,7 @@ def test_selected_passage_that_does_not_answer_is_refused(env):
     at.chat_input(key="reader_question").set_value("Explain photosynthesis in plants").run()
     reply = at.chat_message[-1]
     assert REFUSAL_SENTENCE in reply.markdown[0].value.replace("\\", "")
-    assert REASONS["selected_text_insufficient"].rstrip(".") in reply.markdown[0].value
+    assert Reason.SELECTED_TEXT_INSUFFICIENT.en.rstrip(".") in reply.markdown[0].value
 
 
 def test_pasted_passage_is_the_fallback_for_selection(env):
@@ -438,7 +438,7 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
     labels = [e.label for e in at.expander]
     assert "Diagnostics" in labels
     detail = texts(at)
-    assert "What the student saw" in detail and REASONS["off_topic"].rstrip(".") in detail
+    assert "What the student saw" in detail and Reason.OFF_TOPIC.en.rstrip(".") in detail
 
     # an answered question's detail shows its sources' printed pages, as the student saw them
     at.text_input(key="t_text").input("bending of light").run()
@@ -461,7 +461,7 @@ def test_direct_answer_leads_and_is_marked_in_its_sentence(env):
     sentence = "The power of a lens is measured in dioptres."
     ans = TutorAnswer(question="What is the power of a lens measured in?", klass="10", subject="science",
                       mode="library", answer=f"{sentence} [1]", was_refusal=False, reason="answered",
-                      message=REASONS["answered"], confidence=0.8, sentences=(AnswerSentence(sentence, (1,), 2),),
+                      message=Reason.ANSWERED.en, confidence=0.8, sentences=(AnswerSentence(sentence, (1,), 2),),
                       sources=(Source(1, "light:0001", 0.8, "Light and Refraction", "light", "light.pdf", 2, 2, "",
                                       f"A convex lens converges light. {sentence}"),), direct_answer="dioptres")
     AuditLog(env["audit"]).log(ans)
@@ -646,15 +646,15 @@ def test_a_damaged_shelf_is_isolated_shown_to_maintainers_and_rolled_back(env):
     (env["index"] / "class-10" / "science" / live / "manifest.json").write_text("{ damaged")
     at = app({"maintainer_password": "spanner"})
     assert not at.exception  # the Ask page opens on the damaged shelf and says why
-    assert REASONS["shelf_damaged"] in "\n".join(w.value for w in at.warning)
+    assert Reason.SHELF_DAMAGED.en in "\n".join(w.value for w in at.warning)
     at.chat_input[0].set_value(ANSWERABLE).run()
-    assert not at.exception and REASONS["shelf_damaged"].split(":")[0] in at.chat_message[-1].markdown[0].value
+    assert not at.exception and Reason.SHELF_DAMAGED.en.split(":")[0] in at.chat_message[-1].markdown[0].value
     at.selectbox(key="_pick_subject").set_value("social-science").run()
     at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
     assert "Black soil is ideal for growing cotton" in at.chat_message[-1].markdown[0].value
     open_page(at, "read")  # the Read page on the damaged shelf says why instead of failing
     at.selectbox(key="_pick_subject").set_value("science").run()
-    assert not at.exception and REASONS["shelf_damaged"] in "\n".join(w.value for w in at.warning)
+    assert not at.exception and Reason.SHELF_DAMAGED.en in "\n".join(w.value for w in at.warning)
 
     open_page(at, "maintainers")
     sign_in(at, "spanner")
@@ -674,7 +674,7 @@ def test_with_a_damaged_shelf_and_a_damaged_audit_database_nothing_is_lost_and_b
     env["audit"].write_bytes(b"not a database " * 100)
     at = app({"maintainer_password": "spanner"})
     at.chat_input[0].set_value(ANSWERABLE).run()  # on the damaged shelf: the named refusal
-    assert REASONS["shelf_damaged"].split(":")[0] in at.chat_message[-1].markdown[0].value
+    assert Reason.SHELF_DAMAGED.en.split(":")[0] in at.chat_message[-1].markdown[0].value
     at.selectbox(key="_pick_subject").set_value("social-science").run()
     at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()  # the other shelf answers
     assert "Black soil is ideal for growing cotton" in at.chat_message[-1].markdown[0].value

@@ -12,7 +12,6 @@ from typing import Any
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
-from tutor import reasons
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
 MODE_LABELS = {"library": "Whole shelf", "selected_text": "Selected passage"}
@@ -159,11 +158,6 @@ def timings_line(timings: dict[str, float]) -> str:
 def clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
-
-
-def reason_label(code: str) -> str:
-    """The UI label of a reason code (tutor/reasons.py owns it)."""
-    return reasons.label(code)
 
 
 def span_highlighted(sentence: str, span: str) -> str:

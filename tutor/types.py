@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from tutor.reasons import Reason, Tier, message
+from tutor.reasons import Reason, Tier
 
 REFUSAL_SENTENCE = "I don't know based on the textbooks."
 # the same in Hindi, used when the question is in Hindi (tutor.text.language.detect_language)
@@ -15,22 +15,9 @@ REFUSAL_SENTENCE_HI = "पाठ्यपुस्तकों के आधा�
 # the "chapter" of a passage the student pasted or typed that is not on the book's page: never cited as the book
 PASTED_TEXT = "Your pasted text"
 
-# the reason codes' messages live in tutor.reasons; these code -> message dicts are built from it for callers that
-# map a column of codes to messages (the teachers' page) and are not the place to add a reason
-REASONS: dict[str, str] = {r.value: r.en for r in Reason}
-REASONS_HI: dict[str, str] = {r.value: r.hi for r in Reason}
-
-
 def refusal_sentence(language: str = "en") -> str:
     """The refusal sentence in the student's language ("hi" or "en")."""
     return REFUSAL_SENTENCE_HI if language == "hi" else REFUSAL_SENTENCE
-
-
-def reason_message(reason: str, language: str = "en") -> str:
-    """The message for a reason code in the student's language; unknown codes are returned as they are.
-
-    Kept for the UI's callers; new code calls `tutor.reasons.message`."""
-    return message(reason, language)
 
 
 def wrong_shelf_message(klass: str, subject_label: str, language: str = "en") -> str:

@@ -11,6 +11,7 @@ from typing import Any
 
 import streamlit as st
 
+from tutor import reasons
 from tutor.reasons import tier_label
 
 from tutor.audit.log import AuditLog
@@ -23,7 +24,6 @@ from tutor.presentation import (
     md,
     page_span,
     quoted_pages,
-    reason_label,
     shelf_label,
     span_highlighted,
     student_note,
@@ -32,7 +32,7 @@ from tutor.presentation import (
 from tutor.store.pages import PageImage
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import detect_language
-from tutor.types import PASTED_TEXT, TutorAnswer, reason_message, refusal_sentence
+from tutor.types import PASTED_TEXT, TutorAnswer, refusal_sentence
 from ui.resources import MAINT_NOTICE, page_image
 
 
@@ -205,7 +205,8 @@ def _render_answered(ans: TutorAnswer) -> None:
 def _render_refusal(ans: TutorAnswer) -> None:
     # the refusal sentence and reason in the student's language (the pipeline wrote them: Hindi for a Hindi question)
     sentence = refusal_sentence(getattr(ans, "language", "en"))
-    st.markdown(f"**{md(sentence)}**  \n{md(ans.message or reason_message(ans.reason, getattr(ans, 'language', 'en')))}")
+    why = ans.message or reasons.message(ans.reason, getattr(ans, "language", "en"))
+    st.markdown(f"**{md(sentence)}**  \n{md(why)}")
     if ans.suggestions:
         lines = ["**You could ask about:**"]
         for s in ans.suggestions:
@@ -222,7 +223,7 @@ def _table_height(rows: int, most: int = 14) -> int:
 
 
 def render_diagnostics(ans: TutorAnswer, *, key: str, staff: bool = False) -> None:
-    outcome = (f":orange-badge[:material/block: Refused · {reason_label(ans.reason)}]" if ans.was_refusal
+    outcome = (f":orange-badge[:material/block: Refused · {reasons.label(ans.reason)}]" if ans.was_refusal
                else ":green-badge[:material/check_circle: Answered]")
     st.markdown(
         f"{outcome} &nbsp; **Decided by** {md(tier_label(ans.decided_by))} · "

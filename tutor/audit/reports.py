@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from tutor import reasons
-from tutor.presentation import reason_label, subject_label
+from tutor.presentation import subject_label
 
 AUDIT_COLUMNS = ["id", "time", "class", "subject", "mode", "decision", "reason", "question", "resolved_question",
                  "answer", "confidence",
@@ -95,7 +95,7 @@ def coverage_gaps(df: pd.DataFrame) -> pd.DataFrame:
         examples = list(dict.fromkeys(g["question"]))[:3]
         rows.append({
             "Shelf": f"{k} · {subject_label(s)}", "Nearest chapter": ch or "(none)", "Nearest section": sec or "–",
-            "Refused": len(g), "Main reason": reason_label(g["reason"].mode().iloc[0]),
+            "Refused": len(g), "Main reason": reasons.label(g["reason"].mode().iloc[0]),
             "Example questions": " · ".join(examples), "_last": g["time"].iloc[0],
         })
     out = pd.DataFrame(rows).sort_values(["Refused", "_last"], ascending=[False, False])
