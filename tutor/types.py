@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from tutor.reasons import Reason, Tier
+from tutor.reasons import Tier
 
 REFUSAL_SENTENCE = "I don't know based on the textbooks."
 # the same in Hindi, used when the question is in Hindi (tutor.text.language.detect_language)
