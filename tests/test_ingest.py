@@ -10,7 +10,7 @@ import pytest
 
 from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
 
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.errors import IngestError
 from tutor.ingest.builder import IngestItem, Progress, discover, ingest, remove_chapter, sha256_file
 from tutor.store.shelf import ShelfKey, ShelfStore

@@ -30,7 +30,7 @@ from tutor.audit.log import AuditLog
 from tutor.ingest.builder import discover, ingest, remove_chapter
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.retrieval.search import Library
 from tutor.store import chapters as chapter_text  # noqa: E402
 from tutor.store.shelf import ShelfKey, ShelfStore
