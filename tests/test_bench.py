@@ -13,16 +13,10 @@ import faiss
 import numpy as np
 import pytest
 
-from tutor.evaluation.bench import (
-    QUICK,
-    chapter_recall_at_k,
-    evidence_files,
-    percentile,
-    recall_at_k,
-    summary,
-    synthetic_shelf,
-    targets_report,
-)
+from tutor.evaluation.bench import QUICK, targets_report
+from tutor.evaluation.bench_queries import summary
+from tutor.evaluation.bench_scale import chapter_recall_at_k, evidence_files, recall_at_k, synthetic_shelf
+from tutor.evaluation.metrics import percentile
 from tutor.store.shelf import APPROXIMATE_INDEX, build_index, choose_index_type, ivf_lists, ivf_probes, search_index
 
 ROOT = Path(__file__).resolve().parents[1]
