@@ -390,7 +390,7 @@ def test_the_shipped_limits_apply_when_none_are_given(store, tmp_path, monkeypat
 
 
 def test_cli_ingest_exits_1_when_a_file_was_refused_unless_allowed(tmp_path, capsys):
-    from tutor.__main__ import main
+    from tutor.cli import main
 
     bad = tmp_path / "class-10" / "science" / "notes.pdf"
     bad.parent.mkdir(parents=True)
