@@ -146,8 +146,8 @@ def test_approximate_search_scores_are_exact_cosines_best_first():
 
 def test_a_shelf_written_with_auto_above_the_threshold_searches_approximately_with_exact_scores(tmp_path, monkeypatch):
     from tutor.ingest.chunking import Chunk
-    from tutor.testing import HashEmbedder
     from tutor.store.shelf import Manifest, ShelfStore
+    from tutor.testing import HashEmbedder
 
     monkeypatch.setenv("TUTOR_APPROXIMATE_INDEX_ABOVE", "100")
     emb = HashEmbedder()

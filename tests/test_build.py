@@ -3,7 +3,6 @@ over a tiny shelf written in the test with the HashEmbedder, it answers what the
 from __future__ import annotations
 
 import pytest
-
 from helpers_safety import LIGHT, policy, write_shelf
 
 from tutor.audit.log import AuditLog
@@ -38,6 +37,12 @@ def test_overrides_change_the_policy_and_none_keeps_it(index):
     assert kept.audit is None and kept.reader is None  # models=False: no reader whatever the policy says
     changed = build_tutor(index, policy=base, embedder="hash", reader=False, models=False)
     assert changed.policy.reader is False and changed.policy.min_confidence == base.min_confidence
+
+
+def test_without_an_embedder_each_shelf_is_searched_with_the_model_its_manifest_names(index):
+    tutor = build_tutor(index, policy=policy(), models=False)  # the shelf was written with the HashEmbedder
+    assert isinstance(tutor.library.embedder_for(tutor.library.shelf("10", "science")), HashEmbedder)
+    assert not tutor.ask(LENS_Q, "10", "science").was_refusal
 
 
 def test_a_library_brings_its_own_embedder(index):

@@ -3,7 +3,6 @@ sentence that is not the question printed again, page accuracy, answer recall; c
 from __future__ import annotations
 
 import pytest
-
 from helpers_safety import policy, source
 
 from tutor.evaluation.calibrate import accepts, gate_values, pareto, permissive, recommend, trade_off
@@ -265,8 +264,9 @@ def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
 
 def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
     from helpers_safety import EMB, SOIL, policy, write_shelf
-    from tutor.evaluation.followups import FOLLOWUP_MODES, Conversation, evaluate_followups
+
     from tutor.build import build_tutor
+    from tutor.evaluation.followups import FOLLOWUP_MODES, Conversation, evaluate_followups
     from tutor.evaluation.questions import Question
     from tutor.retrieval.search import Library
 

@@ -89,7 +89,7 @@ def build_tutor(
             raise ValueError("a Library brings its own embedder: pass the embedder to Library(...) or pass a folder")
         lib = library
     else:
-        emb = make_embedder(embedder) if isinstance(embedder, str) or embedder is None else embedder
+        emb = make_embedder(embedder) if isinstance(embedder, str) else embedder  # None: auto
         lib = Library(library, embedder=emb)
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     overrides = {"answerer": answerer if isinstance(answerer, str) else None, "rerank": rerank, "judge": judge,

@@ -18,7 +18,8 @@ def _print_answer(ans: TutorAnswer, debug: bool) -> None:
         print(ans.answer)
         print(f"Why: {ans.message}  [{ans.reason}]")
         if ans.suggestions:
-            print("You could ask about: " + "; ".join(f"{s.chapter}" + (f" – {s.section}" if s.section else "") + f" (p. {s.page})" for s in ans.suggestions))
+            print("You could ask about: " + "; ".join(f"{s.chapter}" + (f" – {s.section}" if s.section else "")
+                                                      + f" (p. {s.page})" for s in ans.suggestions))
     else:
         if ans.direct_answer:
             print(f"Answer: {ans.direct_answer}\n")
@@ -26,14 +27,17 @@ def _print_answer(ans: TutorAnswer, debug: bool) -> None:
             print(f"{s.text} " + "".join(f"[{n}]" for n in s.citations))
         print()
         for src in ans.cited_sources:
-            print(f"[{src.n}] {src.chapter}, page {src.page}{'-' + str(src.page_end) if src.page_end != src.page else ''} ({src.file}, score {src.score:.3f})")
-    print(f"confidence {ans.confidence:.2f}; LLM called: {'yes' if ans.llm_called else 'no'}; decided by {ans.decided_by}")
+            pages = f"{src.page}{'-' + str(src.page_end) if src.page_end != src.page else ''}"
+            print(f"[{src.n}] {src.chapter}, page {pages} ({src.file}, score {src.score:.3f})")
+    print(f"confidence {ans.confidence:.2f}; LLM called: {'yes' if ans.llm_called else 'no'}; "
+          f"decided by {ans.decided_by}")
     for note in ans.notes:
         print(f"note: {note}")
     if debug:
         print("\nchecks (value vs threshold):")
         for c in ans.checks:
-            print(f"  {'PASS' if c.passed else 'FAIL'} {c.stage:6} {c.name:18} {c.value!s:>10} vs {c.threshold!s:<10} {c.detail}")
+            print(f"  {'PASS' if c.passed else 'FAIL'} {c.stage:6} {c.name:18} {c.value!s:>10} vs "
+                  f"{c.threshold!s:<10} {c.detail}")
         print("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in ans.timings_ms.items()))
         for src in ans.sources:
             print(f"  source [{src.n}] {src.score:.3f} {src.chunk_id} p.{src.page}: {src.text[:120]}…")

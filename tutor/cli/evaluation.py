@@ -55,8 +55,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                       answers=args.answers, progress=_counter(args))
     _print_report(report)
     for part, m in (report.get("by_split") or {}).items():
-        print(f"  {part:8} {m['questions']:4d} questions: false acceptance {100 * (m['false_acceptance_rate'] or 0):.1f}%,"
-              f" coverage {100 * (m['coverage'] or 0):.1f}%")
+        print(f"  {part:8} {m['questions']:4d} questions: false acceptance "
+              f"{100 * (m['false_acceptance_rate'] or 0):.1f}%, coverage {100 * (m['coverage'] or 0):.1f}%")
     if args.answers:
         print(f"LLM answers with per-sentence grounding verdicts: {args.answers}")
     if args.json_out:
@@ -69,7 +69,8 @@ def _print_report(r: dict) -> None:
     def pct(v: float | None) -> str:
         return "   -  " if v is None else f"{100 * v:5.1f}%"
 
-    print(f"{r['questions']} questions ({r['answerable']} answerable, {r['unanswerable']} to refuse), answerer {r['answerer']}")
+    print(f"{r['questions']} questions ({r['answerable']} answerable, {r['unanswerable']} to refuse), "
+          f"answerer {r['answerer']}")
     print(f"{'origin':24} {'n':>4} {'FA':>7} {'FR':>7} {'cover':>7} {'page':>7} {'recall':>7}")
     rows = list(r["by_origin"].items()) + [("ALL", r)]
     for name, m in rows:
@@ -80,8 +81,9 @@ def _print_report(r: dict) -> None:
     if rl.get("questions"):
         print(f"answerability reader: read {rl['questions']} questions, added p50 {rl['p50']} ms, p95 {rl['p95']} ms")
     if r.get("llm_drafts") or r.get("llm_answer_latency_ms", {}).get("answers"):
-        print(f"LLM drafts checked: {r['llm_drafts']}; hallucination rate (a sentence the cited text does not support): "
-              f"unchecked {pct(r['hallucination_rate_unchecked'])}, after the answer checks {pct(r['hallucination_rate_checked'])}")
+        print(f"LLM drafts checked: {r['llm_drafts']}; hallucination rate (a sentence the cited text does not "
+              f"support): unchecked {pct(r['hallucination_rate_unchecked'])}, after the answer checks "
+              f"{pct(r['hallucination_rate_checked'])}")
         lat = r["llm_answer_latency_ms"]
         print(f"LLM answer latency ms over {lat['answers']} answers: p50 {lat['p50']}, p95 {lat['p95']}")
     if r.get("judge", {}).get("asked"):
@@ -114,7 +116,8 @@ def cmd_followups(args: argparse.Namespace) -> int:
               f"{m['latency_ms']['p50']:7.1f}")
     if args.verbose:
         for e in r["examples"]:
-            print(f"  {e['id']} [{e['expect']}] {e['first']!r} -> {e['typed']!r} read as {e['resolved']!r}: {e['reason']}")
+            print(f"  {e['id']} [{e['expect']}] {e['first']!r} -> {e['typed']!r} read as {e['resolved']!r}: "
+                  f"{e['reason']}")
     if args.json_out:
         _write_json(args.json_out, r, ensure_ascii=False)
         print(f"\nwritten to {args.json_out}")
@@ -160,8 +163,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         print(f"\nwhat each idea buys on {name} (cumulative; FA and coverage at the recommended thresholds, "
               f"then the best coverage any threshold gives at FA <= {100 * args.target_fa:.0f}% and <= 50%):")
         for r in cal.ideas[f]:
-            print(f"  {r['idea']:34} FA {100 * r['false_acceptance_rate']:5.1f}%  coverage {100 * r['coverage']:5.1f}%   "
-                  f"best cov @FA<={100 * args.target_fa:.0f}%: {100 * r['best_coverage_at_target']:5.1f}%   "
+            print(f"  {r['idea']:34} FA {100 * r['false_acceptance_rate']:5.1f}%  "
+                  f"coverage {100 * r['coverage']:5.1f}%   best cov @FA<={100 * args.target_fa:.0f}%: "
+                  f"{100 * r['best_coverage_at_target']:5.1f}%   "
                   f"@FA<=50%: {100 * r['best_coverage_at_50']:5.1f}%   ROC AUC of its score {r['auc']:.3f}")
     if args.json_out:
         _write_json(args.json_out, cal.report(args.target_fa, args.split))
@@ -194,7 +198,8 @@ def cmd_recall(args: argparse.Namespace) -> int:
             print(f"  page level:    {100 * r['page_recall']['evidence']:.1f}% counting evidence chunks only "
                   f"({100 * r['page_recall']['any']:.1f}% if the chunk that prints the question may count)")
         print("  evidence only, " + "; ".join(
-            f"@{kk}: chapter {100 * v['chapter']:.1f}%" + (f", page {100 * v['page']:.1f}%" if v["page"] is not None else "")
+            f"@{kk}: chapter {100 * v['chapter']:.1f}%"
+            + (f", page {100 * v['page']:.1f}%" if v["page"] is not None else "")
             + (f", answer {100 * v['answer']:.1f}%" if v["answer"] is not None else "") for kk, v in r["at"].items()))
     if args.json_out:
         _write_json(args.json_out, results if len(results) > 1 else results[names[0]])
@@ -208,7 +213,8 @@ def cmd_hand_check(args: argparse.Namespace) -> int:
     r = hand_check_report(records, args.n)
     print(json.dumps(r, indent=2))
     if r["drafts_checked_by_hand"] < args.n:
-        print(f"only {r['drafts_checked_by_hand']} drafts have every sentence's hand_supported filled in", file=sys.stderr)
+        print(f"only {r['drafts_checked_by_hand']} drafts have every sentence's hand_supported filled in",
+              file=sys.stderr)
     return 0
 
 
@@ -243,7 +249,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="search the thresholds: false acceptance against coverage",
                        parents=[*EVALUATION, LIMIT, split("tuning")])
     p.add_argument("questions", type=Path, nargs="+")
-    p.add_argument("--target-fa", type=float, default=0.02, help="highest false-acceptance rate allowed on the first file")
+    p.add_argument("--target-fa", type=float, default=0.02,
+                   help="highest false-acceptance rate allowed on the first file")
     p.add_argument("--others-max-fa", type=float, default=0.5, help="highest false-acceptance rate on the other files")
     p.add_argument("--others-min-coverage", type=float, default=0.5, help="least coverage on the other files")
     p.add_argument("--write", type=Path, help="write the recommended policy as TOML here")
@@ -259,7 +266,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "paraphrase score, or all of them")
     p.set_defaults(fn=cmd_recall)
 
-    p = sub.add_parser("hand-check", help="the grounding check against hand verdicts in an answers JSONL (eval --answers)")
+    p = sub.add_parser("hand-check",
+                       help="the grounding check against hand verdicts in an answers JSONL (eval --answers)")
     p.add_argument("answers", type=Path)
     p.add_argument("-n", type=int, default=30, help="how many hand-checked drafts to count (the first n)")
     p.set_defaults(fn=cmd_hand_check)
@@ -269,5 +277,6 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="latency, ingest throughput, cold start and scale, against plain LlamaIndex",
                        parents=[LIBRARIES, POLICY, REPORT])
     p.add_argument("--quick", action="store_true", help="smaller scale sizes (for tests)")
-    p.add_argument("--questions", type=Path, help="questions to time (default: <libraries>/../questions/ncert-class10.jsonl)")
+    p.add_argument("--questions", type=Path,
+                   help="questions to time (default: <libraries>/../questions/ncert-class10.jsonl)")
     p.set_defaults(fn=cmd_bench)

@@ -29,7 +29,8 @@ def _progress_bar() -> Callable[[Progress], None]:
         if bar is None or bar.total != p.total:
             if bar is not None:
                 bar.close()
-            bar = bars[p.stage] = tqdm(total=p.total, desc=p.stage, unit="file" if p.stage != "embed" else "chunk", leave=False)
+            bar = bars[p.stage] = tqdm(total=p.total, desc=p.stage, unit="file" if p.stage != "embed" else "chunk",
+                                       leave=False)
         bar.n = p.done
         bar.set_postfix_str(p.file[-30:] if p.file else "")
         bar.refresh()
@@ -74,7 +75,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for note in f.notes:
             print(f"          note: {note}")
         for page, sentence in f.flagged:
-            print(f"          FLAGGED page {page}: never quoted (orders to the tutor or asks for a password): {sentence}")
+            print(f"          FLAGGED page {page}: never quoted (orders to the tutor or asks for a password): "
+                  f"{sentence}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(
@@ -83,7 +85,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"(extraction workers {children_mb:.0f} MB)"
     )
     if report.refused and not args.allow_refused:
-        print(f"exit status 1: {len(report.refused)} file(s) refused (--allow-refused to exit 0 anyway)", file=sys.stderr)
+        print(f"exit status 1: {len(report.refused)} file(s) refused (--allow-refused to exit 0 anyway)",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -97,7 +100,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         c = h.chunk
         flag = "" if c.is_evidence else f" [{c.section_kind}: not evidence]"
-        print(f"{h.rank + 1}. {h.score:.3f}  {c.chapter} (p. {c.page_start}{'-' + str(c.page_end) if c.page_end != c.page_start else ''}){flag}")
+        pages = f"{c.page_start}{'-' + str(c.page_end) if c.page_end != c.page_start else ''}"
+        print(f"{h.rank + 1}. {h.score:.3f}  {c.chapter} (p. {pages}){flag}")
         print(f"   {c.text[:240]}{'…' if len(c.text) > 240 else ''}")
     if args.all_shelves:
         print("\nbest score per shelf:")

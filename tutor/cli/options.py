@@ -58,7 +58,8 @@ LIMIT.add_argument("--limit", type=int, help="only the first N questions of each
 
 PERTURB = _parent()
 PERTURB.add_argument("--perturb", choices=PERTURBATIONS, default="none",
-                     help="ask deterministic misspelt (typos) or reworded and reordered (reorder) copies of the questions")
+                     help="ask deterministic misspelt (typos) or reworded and reordered (reorder) copies of the "
+                          "questions")
 
 PROGRESS = _parent()
 PROGRESS.add_argument("--progress", action="store_true", help="count what is asked on stderr")

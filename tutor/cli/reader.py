@@ -26,7 +26,8 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
                           args.ncert_claim_passages)
     save_examples(work / "train.jsonl", sets.train)
     save_examples(work / "heldout.jsonl", sets.heldout)
-    print(f"examples: train {len(sets.train)} {summary(sets.train)}; held out {len(sets.heldout)} {summary(sets.heldout)}")
+    print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
+          f"held out {len(sets.heldout)} {summary(sets.heldout)}")
     print(f"held-out SQuAD articles: {sorted(sets.heldout_articles)}")
     if args.examples_only:
         return 0

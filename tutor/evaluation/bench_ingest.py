@@ -56,13 +56,9 @@ _COLD_CHILD = r"""
 import time, sys
 t0 = time.perf_counter()
 import json
-from tutor.answering.extractive import ExtractiveAnswerer
-from tutor.audit.log import AuditLog
-from tutor.pipeline import Tutor
-from tutor.policy import load_policy
-from tutor.retrieval.search import Library
+from tutor.build import build_tutor
 t1 = time.perf_counter()
-tutor = Tutor(Library(sys.argv[1]), load_policy(sys.argv[6] or None), ExtractiveAnswerer(), audit=AuditLog(sys.argv[2]))
+tutor = build_tutor(sys.argv[1], policy=sys.argv[6] or None, audit=sys.argv[2], models=False)
 ans = tutor.ask(sys.argv[3], sys.argv[4], sys.argv[5])
 t2 = time.perf_counter()
 print("BENCH-RESULT " + json.dumps({"done_at": time.time(), "imports_s": t1 - t0, "first_question_s": t2 - t1,

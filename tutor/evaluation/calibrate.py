@@ -2,10 +2,11 @@
 searched for the highest coverage under a false-acceptance target, and what each cue of the gate buys."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from tutor.evaluation.evaluate import judge
 from tutor.evaluation.questions import Question
@@ -25,7 +26,8 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
     m = ans.measures
     return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
             "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
-            "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0), "definition": m.get("definition", 0.0),
+            "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0),
+            "definition": m.get("definition", 0.0),
             "type_ok": m.get("type_ok", 1.0), "names_ok": m.get("names_ok", 1.0),
             # the reader's P(answers); 1.0 where it did not read (no reader, or not English): no constraint
             "reader_p": m.get("reader_p", 1.0)}
@@ -45,7 +47,9 @@ def permissive(policy: Policy) -> Policy:
 def accepts(g: dict[str, float], policy: Policy) -> bool:
     confident = g["best"] - policy.unknown_term_penalty * g["unknown"] >= policy.min_confidence or (
         policy.accept_definitions and g.get("definition", 0.0) >= 1)
-    return (confident and (g["best"] >= policy.offtopic_max_score or g.get("definition", 0.0) >= 1) and (g["mean"] >= policy.min_mean_confidence or g.get("definition", 0.0) >= 1)
+    definition = g.get("definition", 0.0) >= 1
+    return (confident and (g["best"] >= policy.offtopic_max_score or definition)
+            and (g["mean"] >= policy.min_mean_confidence or definition)
             and g["term_coverage"] >= policy.min_term_coverage and g["answerability"] >= policy.min_sentence_coverage
             and (g["numbers_ok"] >= 1 or not policy.require_question_numbers)
             and (g["polarity_ok"] >= 1 or not policy.require_negation_match)
@@ -166,7 +170,8 @@ def _auc(records: list[dict[str, Any]], score: Callable[[dict[str, float]], floa
     return wins / (len(pos) * len(neg))
 
 
-def ideas_report(records: list[dict[str, Any]], policy: Policy, grid: dict[str, list[float]], target_fa: float = 0.02) -> list[dict[str, Any]]:
+def ideas_report(records: list[dict[str, Any]], policy: Policy, grid: dict[str, list[float]],
+                 target_fa: float = 0.02) -> list[dict[str, Any]]:
     """What each idea buys: rates at the chosen policy with the ideas switched on one by one, and the best
     coverage any threshold of the switched-on ideas gives at the false-acceptance target and at 50%."""
     rows = []
@@ -232,8 +237,8 @@ def calibrate(records: dict[str, list[dict[str, Any]]], base: Policy, target_fa:
             c.setdefault("others", {})[Path(f).name] = {"false_acceptance_rate": o["false_acceptance_rate"],
                                                          "coverage": o["coverage"]}
     front = pareto(curve)
-    allowed = [c for c in curve if all(o["false_acceptance_rate"] <= others_max_fa and o["coverage"] >= others_min_coverage
-                                       for o in c.get("others", {}).values())]
+    allowed = [c for c in curve if all(o["false_acceptance_rate"] <= others_max_fa
+                                       and o["coverage"] >= others_min_coverage for o in c.get("others", {}).values())]
     rec = recommend(allowed, target_fa)
     if rec is None:
         return Calibration(primary, front, None, None)

@@ -107,7 +107,8 @@ def evaluate(questions: list[Question], ask: Callable[[Question], TutorAnswer], 
     by: dict[str, list] = defaultdict(list)
     for r in rows:
         by[r["origin"]].append(r)
-    out["by_origin"] = {k: {kk: vv for kk, vv in summarise(v).items() if kk != "refusal_reasons"} for k, v in sorted(by.items())}
+    out["by_origin"] = {k: {kk: vv for kk, vv in summarise(v).items() if kk != "refusal_reasons"}
+                        for k, v in sorted(by.items())}
     out["answerer"] = answerer
     out.update(llm_measures(rows))
     out["items"] = rows

@@ -3,9 +3,10 @@ the first turn, with coverage and false acceptance counted as for single questio
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from tutor.evaluation.evaluate import judge, summarise
 from tutor.evaluation.questions import Question

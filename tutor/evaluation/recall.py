@@ -1,8 +1,10 @@
-"""Retrieval recall@k on labelled questions: is the gold chapter (and page) among the top k chunks, for each retriever."""
+"""Retrieval recall@k on labelled questions: is the gold chapter (and page) among the top k chunks, for each
+retriever."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from tutor.evaluation.questions import Question
 from tutor.policy import Policy
@@ -10,15 +12,17 @@ from tutor.store.shelf import Hit
 
 
 def retrieval_recall(questions: list[Question], library_for: Callable[[str], Any], k: int = 5,
-                     retriever: str = "dense", policy: Policy | None = None, ks: Iterable[int] = (1, 3, 5)) -> dict[str, Any]:
+                     retriever: str = "dense", policy: Policy | None = None,
+                     ks: Iterable[int] = (1, 3, 5)) -> dict[str, Any]:
     """Recall@k of retrieval for the answerable questions: the gold chapter (and, where given, a gold page) among the
     top k chunks. Counted twice: over evidence chunks only (the honest count: the chunk that prints a question does
     not answer it) and over any chunk (as a plain pipeline would count). `retriever` is dense, hybrid, bm25, trigram
-    (tutor/retrieval/search.py, with the policy's depths) or seed (the seed paraphrase score, tutor/retrieval/lexical.py); `at` holds
+    (tutor/retrieval/search.py, with the policy's depths) or seed (the seed paraphrase score,
+    tutor/retrieval/lexical.py); `at` holds
     the evidence-only recall at each of `ks` (chapter; page where gold pages are given; answer: a gold answer text
     inside a retrieved chunk of the gold file, where answers are given)."""
-    from tutor.retrieval.lexical import ParaphraseScorer
     from tutor.policy import load_policy
+    from tutor.retrieval.lexical import ParaphraseScorer
 
     ks = sorted(set(ks) | {k})
     depth = max(50, 4 * max(ks))
@@ -46,7 +50,8 @@ def retrieval_recall(questions: list[Question], library_for: Callable[[str], Any
         n_answers += bool(q.answers)
 
         def on_page(h: Hit) -> bool:
-            return h.chunk.file == gold and bool(set(range(h.chunk.page_start, h.chunk.page_end + 1)) & set(q.gold_pages or ()))
+            pages = set(range(h.chunk.page_start, h.chunk.page_end + 1))
+            return h.chunk.file == gold and bool(pages & set(q.gold_pages or ()))
 
         evidence = [h for h in hits if h.chunk.is_evidence]
         for kind, top in (("evidence", evidence[:k]), ("any", hits[:k])):

