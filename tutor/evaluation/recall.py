@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.evaluation.questions import Question
 from tutor.policy import Policy
 from tutor.store.shelf import Hit
 
+if TYPE_CHECKING:
+    from tutor.retrieval.search import Library
 
-def retrieval_recall(questions: list[Question], library_for: Callable[[str], Any], k: int = 5,
+
+def retrieval_recall(questions: list[Question], library_for: Callable[[str], Library], k: int = 5,
                      retriever: str = "dense", policy: Policy | None = None,
                      ks: Iterable[int] = (1, 3, 5)) -> dict[str, Any]:
     """Recall@k of retrieval for the answerable questions: the gold chapter (and, where given, a gold page) among the

@@ -9,9 +9,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.reader.examples import Example, ExampleSets, summary
+
+if TYPE_CHECKING:  # torch loads only when training runs
+    from types import ModuleType
+
+    import torch
+    from tokenizers import Tokenizer
+
+    from tutor.reader.model import Reader
 
 
 def class_weights(examples: Sequence[Example]) -> dict[tuple[str, int], float]:
@@ -26,7 +34,8 @@ def class_weights(examples: Sequence[Example]) -> dict[tuple[str, int], float]:
     return out
 
 
-def _loss(net, batch: list[Example], tok, torch, weights: dict[tuple[str, int], float] | None = None):
+def _loss(net: torch.nn.Module, batch: list[Example], tok: Tokenizer, torch: ModuleType,
+          weights: dict[tuple[str, int], float] | None = None) -> torch.Tensor:
     """Balanced BCE of the answer head (qa) and the support head (claims), plus SQuAD 2.0 style span cross-entropy:
     the answer's first and last tokens for positives with a span, the [CLS] token (no answer) for qa negatives."""
     from tutor.reader.model import collate, encode_pairs
@@ -150,7 +159,7 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     return {"net": net, "steps": total, "seconds": round(time.perf_counter() - t0, 1), "peak_rss_mb": round(peak_mb)}
 
 
-def export(net, out_dir: Path, config: dict) -> dict:
+def export(net: torch.nn.Module, out_dir: Path, config: dict[str, Any]) -> dict[str, Any]:
     """Write the weights in fp16 (without the frozen word embeddings) and the config with their sha256."""
     from safetensors.torch import save_file
 
@@ -169,7 +178,7 @@ def export(net, out_dir: Path, config: dict) -> dict:
     return config
 
 
-def reader_metrics(reader, examples: list[Example], batch: int = 32) -> dict:
+def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> dict[str, Any]:
     """Accuracy at 0.5 and ROC AUC of the answer head on qa examples (and of the support head on claims), with
     span exact match / token F1 on positives that have a span."""
     from tutor.evaluation.metrics import rate
