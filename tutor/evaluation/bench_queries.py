@@ -73,14 +73,14 @@ def _ms(t0: float) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
-def measure_queries(tutor: Tutor, baseline: PlainLlamaIndex | None, questions: Sequence[Question], rounds: int,
+def measure_queries(tutor: Tutor, baseline: PlainLlamaIndex | None, questions: Sequence[Question], n_rounds: int,
                     clear_cache: Callable[[], None] | None = None,
                     progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Ask every question through the tutor and the baseline, interleaved (whichever goes first alternates, so a
-    burst of load from elsewhere hits both alike), for `rounds` rounds; per round p50/p95, then medians."""
+    burst of load from elsewhere hits both alike), for `n_rounds` rounds; per round p50/p95, then medians."""
     rounds = []
     outcomes: dict[str, int] = defaultdict(int)
-    for r in range(rounds):
+    for r in range(n_rounds):
         if clear_cache is not None:
             clear_cache()  # the question cache would make every round after the first a cache hit
         ours, base, safety = [], [], []
