@@ -54,7 +54,7 @@ def render_all(folder: Path, cache: Path) -> dict:
 
 
 def answers_with_pages(folder: Path, questions: Path, index: Path, limit: int | None) -> dict:
-    from tutor.evaluation.evaluate import load_questions
+    from tutor.evaluation.questions import load_questions
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
     from tutor.retrieval.search import Library

@@ -19,13 +19,12 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    from tutor.__main__ import _eval_library
-    from tutor.safety.checks import quoted, supporting_passage
-    from tutor.evaluation.evaluate import load_questions
-    from tutor.pipeline import Tutor
+    from tutor.build import build_tutor
+    from tutor.evaluation.libraries import eval_libraries
+    from tutor.evaluation.questions import load_questions
     from tutor.policy import load_policy
     from tutor.reader.model import shared_reader
-    from tutor.retrieval.search import Library
+    from tutor.safety.checks import quoted, supporting_passage
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--libraries", type=Path, required=True)
@@ -41,8 +40,9 @@ def main() -> int:
     for f in files.values():
         questions.update({q.id: q for q in load_questions(args.libraries.parent / "questions" / f)})
     records = [json.loads(line) for line in args.hand.read_text(encoding="utf-8").splitlines() if line.strip()]
-    libs = _eval_library(args.libraries, {questions[r["id"]].library for r in records}, args.eval_index)
-    tutors = {name: Tutor(Library(path), policy) for name, path in libs.items()}
+    libs = eval_libraries(args.libraries, {questions[r["id"]].library for r in records}, args.eval_index,
+                          log=lambda msg: print(msg, file=sys.stderr))
+    tutors = {name: build_tutor(path, policy=policy, models=False) for name, path in libs.items()}
     reader = shared_reader()
     rows = []
     for r in records:

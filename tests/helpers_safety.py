@@ -12,7 +12,7 @@ from typing import Any
 
 from tutor.answering.extractive import Draft, parse_sentences
 from tutor.ingest.chunking import Chunk
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.policy import Policy
 from tutor.types import Check, Source
 from tutor.store.shelf import Hit, Manifest, ShelfStore

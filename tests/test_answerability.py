@@ -11,7 +11,8 @@ from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hi
 
 from tutor.answering.extractive import Draft
 from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows
-from tutor.evaluation.evaluate import Question, accepts, split_questions
+from tutor.evaluation.calibrate import accepts
+from tutor.evaluation.questions import Question, split_questions
 from tutor.safety.gate import decide
 from tutor.pipeline import Passage, Tutor
 from tutor.reader.model import Reading
@@ -194,7 +195,7 @@ def _q(id_, expect, library, gold=None):
 def test_held_out_split_is_by_article_and_chapter(tmp_path):
     import json
 
-    from tutor.reader.training import heldout_articles, heldout_chapter
+    from tutor.reader.examples import heldout_articles, heldout_chapter
 
     data = {"data": [{"title": t, "paragraphs": [{"context": "c", "qas": [{"id": f"id-{t}", "question": "q"}]}]}
                      for t in ("Alpha", "Beta", "Gamma", "Delta")]}

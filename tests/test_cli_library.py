@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tutor.__main__ import main
+from tutor.cli import main
 from tutor.store.shelf import ShelfKey, ShelfStore
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "library"

@@ -12,7 +12,7 @@ import pytest
 from helpers_library import LIGHT_PAGES, make_pdf
 
 from tutor.ingest.chunking import detect_chapter
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.errors import PdfRefused
 from tutor.ingest.builder import IngestItem, ingest
 from tutor.ingest.pdftext import ExtractedPdf, extract_pdf, is_mojibake_line

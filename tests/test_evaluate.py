@@ -3,11 +3,11 @@ sentence that is not the question printed again, page accuracy, answer recall; c
 from __future__ import annotations
 
 import pytest
-
 from helpers_safety import policy, source
 
-from tutor.evaluation.evaluate import (Question, accepts, evaluate, gate_values, judge, load_questions, pareto, permissive,
-                            recommend, restates_question, summarise, trade_off)
+from tutor.evaluation.calibrate import accepts, gate_values, pareto, permissive, recommend, trade_off
+from tutor.evaluation.evaluate import evaluate, judge, restates_question, summarise
+from tutor.evaluation.questions import Question, load_questions
 from tutor.types import REFUSAL_SENTENCE, AnswerSentence, TutorAnswer
 
 LENS_Q = "What is the power of a lens measured in?"
@@ -252,7 +252,7 @@ def test_gate_values_read_the_measures_of_an_answer():
 def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
     from pathlib import Path
 
-    from tutor.evaluation.evaluate import load_conversations
+    from tutor.evaluation.followups import load_conversations
 
     convs = load_conversations(Path(__file__).parent / "data" / "followups.jsonl")
     assert len(convs) >= 44 and len({c.id for c in convs}) == len(convs)
@@ -264,15 +264,17 @@ def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
 
 def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
     from helpers_safety import EMB, SOIL, policy, write_shelf
-    from tutor.evaluation.evaluate import FOLLOWUP_MODES, Conversation, Question, evaluate_followups
-    from tutor.pipeline import Tutor
+
+    from tutor.build import build_tutor
+    from tutor.evaluation.followups import FOLLOWUP_MODES, Conversation, evaluate_followups
+    from tutor.evaluation.questions import Question
     from tutor.retrieval.search import Library
 
     write_shelf(tmp_path / "index", SOIL, subject="social-science")
     lib = Library(tmp_path / "index", embedder=EMB)
     # lenient gate, as in test_pipeline: the resolved question reaches the own-words check on this tiny shelf
-    tutors = {m: Tutor(lib, policy(unknown_term_penalty=0.0, min_confidence=0.2).with_values(**s))
-              for m, s in FOLLOWUP_MODES.items()}
+    tutors = {m: build_tutor(lib, policy=policy(unknown_term_penalty=0.0, min_confidence=0.2).with_values(**s),
+                             models=False) for m, s in FOLLOWUP_MODES.items()}
 
     def q(i, text, expect):
         return Question(i, text, expect, "10", "social-science", "tiny", "tiny/soil.pdf" if expect == "answer" else None,

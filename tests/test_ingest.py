@@ -10,7 +10,7 @@ import pytest
 
 from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
 
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.errors import IngestError
 from tutor.ingest.builder import IngestItem, Progress, discover, ingest, remove_chapter, sha256_file
 from tutor.store.shelf import ShelfKey, ShelfStore
@@ -390,7 +390,7 @@ def test_the_shipped_limits_apply_when_none_are_given(store, tmp_path, monkeypat
 
 
 def test_cli_ingest_exits_1_when_a_file_was_refused_unless_allowed(tmp_path, capsys):
-    from tutor.__main__ import main
+    from tutor.cli import main
 
     bad = tmp_path / "class-10" / "science" / "notes.pdf"
     bad.parent.mkdir(parents=True)

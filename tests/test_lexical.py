@@ -11,7 +11,7 @@ import pytest
 
 from helpers_safety import EMB, chunk, policy, write_shelf
 
-from tutor.evaluation.evaluate import perturb
+from tutor.evaluation.questions import perturb
 from tutor.retrieval.lexical import LexicalIndex, ParaphraseScorer, edit_distance, paraphrase_score, rrf, terms, trigram_jaccard, words
 from tutor.retrieval.search import Library, hybrid_search
 

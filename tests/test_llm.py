@@ -404,7 +404,7 @@ def test_a_missing_model_names_the_extra_to_install(monkeypatch):
 
 # ---------------------------------------------------------------------------------------------- measurement
 def test_sample_is_deterministic_and_stratified_by_expect():
-    from tutor.evaluation.evaluate import Question, sample_questions
+    from tutor.evaluation.questions import Question, sample_questions
 
     qs = [Question(str(i), f"q{i}", "answer" if i % 4 else "refuse", "10", "science", "lib", None, None, None, "o")
           for i in range(100)]

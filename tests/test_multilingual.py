@@ -175,7 +175,7 @@ def test_shipped_policy_has_e5_thresholds_in_the_e5_range_and_round_trips(tmp_pa
 
 
 def test_permissive_policy_opens_model_thresholds_too():
-    from tutor.evaluation.evaluate import permissive
+    from tutor.evaluation.calibrate import permissive
 
     p = permissive(Policy(models={"multilingual-e5-small": {"min_confidence": 0.84, "evidence_drop": 0.05}}))
     e5 = p.for_model("multilingual-e5-small")

@@ -27,10 +27,11 @@ sys.path.insert(0, str(REPO))  # ui/ sits beside app.py, outside the installed p
 
 from tutor.audit import reports  # noqa: E402
 from tutor.audit.log import AuditLog
+from tutor.build import build_tutor
 from tutor.ingest.builder import discover, ingest, remove_chapter
 from tutor.pipeline import Passage, Tutor
 from tutor.policy import load_policy
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.retrieval.search import Library
 from tutor.store import chapters as chapter_text  # noqa: E402
 from tutor.store.shelf import ShelfKey, ShelfStore
@@ -103,7 +104,7 @@ def sign_in(at: AppTest, password: str) -> AppTest:
 
 def seed_audit(env) -> None:
     """Questions asked through the real Tutor into the test's audit database: two answered, three refused."""
-    tutor = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy(), audit=AuditLog(env["audit"]))
+    tutor = build_tutor(env["index"], embedder="hash", audit=env["audit"], models=False)  # the app's, less the reader
     tutor.ask(ANSWERABLE, "10", "science")
     tutor.ask("Which soil is ideal for growing cotton?", "10", "social-science")
     tutor.ask(OFF_TOPIC, "10", "science")

@@ -10,6 +10,7 @@ import pytest
 from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
 
 from tutor.audit.log import AuditLog
+from tutor.build import build_tutor
 from tutor.pipeline import Passage, Tutor
 from tutor.types import REFUSAL_SENTENCE
 from tutor.retrieval.search import Library
@@ -33,7 +34,7 @@ def audit(tmp_path) -> AuditLog:
 
 
 def tutor(library, audit, answerer=None, **pol) -> Tutor:
-    return Tutor(library, policy(**pol), answerer=answerer, audit=audit)
+    return build_tutor(library, policy=policy(**pol), answerer=answerer, audit=audit, models=False)
 
 
 # ---------------------------------------------------------------- answering

@@ -11,7 +11,7 @@ import pytest
 from helpers_library import make_library, make_pdf
 
 from tutor.ingest.chunking import Chunk
-from tutor.retrieval.embedding import HashEmbedder
+from tutor.testing import HashEmbedder
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.ingest.builder import discover, ingest
 from tutor.retrieval.search import Library

@@ -15,7 +15,8 @@ from tutor.audit.log import AuditLog
 from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.errors import TutorError
 from tutor.ingest.uploads import uploads_dir
-from tutor.retrieval.embedding import HashEmbedder, default_embedder
+from tutor.retrieval.embedding import default_embedder
+from tutor.testing import HashEmbedder
 from tutor.retrieval.search import Library
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
 from tutor.store.shelf import ShelfStore, check_name

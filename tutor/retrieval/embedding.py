@@ -1,5 +1,5 @@
 """Text to unit vectors: the packaged all-MiniLM-L6-v2 (English), multilingual-e5-small (Hindi and 90-odd other
-languages), a deterministic fake for tests, and a LlamaIndex adapter.
+languages), the embedder a shelf's manifest names, and a LlamaIndex adapter (the test fake is in tutor/testing.py).
 
 Every vector leaves here with length 1, so an inner product is the cosine similarity (higher is closer, in [-1, 1]).
 Every text goes through `normalize_for_embedding` first (format characters out, NFC), so a chunk and a question that
@@ -12,7 +12,6 @@ prefixes, and its `embed` uses "query: " on both sides, as the e5 authors advise
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -25,6 +24,7 @@ import numpy as np
 from llama_index.core.embeddings import BaseEmbedding
 from pydantic import PrivateAttr
 
+from tutor.testing import HASH_EMBEDDER_NAME
 from tutor.text.normalize import normalize_for_embedding
 
 # libgomp's default spin-wait makes torch's two threads wait on each other whenever another process shares the two
@@ -247,28 +247,6 @@ class E5Embedder:
             self._cache.clear()
 
 
-class HashEmbedder:
-    """A deterministic fake for unit tests: hashed word and character-trigram counts, normalised.
-
-    Texts that share words get high cosine similarity and unrelated texts near zero, so thresholds mean something.
-    """
-
-    name = "test/hash-embedder"
-
-    def __init__(self, dim: int = 256):
-        self.dim = dim
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, t in enumerate(texts):
-            words = re.findall(r"[a-z0-9\u0900-\u0963\u0966-\u097f]+", normalize_for_embedding(t).lower())
-            feats = words + [w[j : j + 3] for w in words for j in range(max(1, len(w) - 2))]
-            for f in feats:
-                h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=4).digest(), "little")
-                out[i, h % self.dim] += 1.0 if f in words else 0.3
-        return _unit(out)
-
-
 _SHARED: dict[str, Embedder] = {}
 _SHARED_LOCK = threading.Lock()
 
@@ -297,7 +275,9 @@ def embedder_by_name(name: str) -> Embedder:
         return default_embedder()
     if name == E5_NAME:
         return e5_embedder()
-    if name == HashEmbedder.name:
+    if name == HASH_EMBEDDER_NAME:  # a shelf built by the test fake is searched with it
+        from tutor.testing import HashEmbedder
+
         return HashEmbedder()
     raise ValueError(f"unknown embedding model {name!r}; known: {', '.join(EMBEDDING_CHOICES)}")
 

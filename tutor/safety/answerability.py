@@ -17,7 +17,7 @@ from tutor.types import AnswerSentence, Check, Source
 from tutor.store.shelf import Hit
 from tutor.reasons import Reason, Tier
 
-WINDOW = 3  # sentences a window holds, as in training (tutor/reader/training.py)
+WINDOW = 3  # sentences a window holds, as in training (tutor/reader/examples.py)
 
 
 class ReaderModel(Protocol):

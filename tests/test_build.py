@@ -1,0 +1,82 @@
+"""build_tutor: one function assembles the Tutor for the app, the command line, the evaluation and the bench. Built here
+over a tiny shelf written in the test with the HashEmbedder, it answers what the shelf says and refuses the rest."""
+from __future__ import annotations
+
+import pytest
+from helpers_safety import LIGHT, policy, write_shelf
+
+from tutor.audit.log import AuditLog
+from tutor.build import EMBEDDER_KINDS, build_tutor, embedder_kind, make_embedder
+from tutor.retrieval.search import Library
+from tutor.testing import HashEmbedder
+
+LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
+CRICKET_Q = "Who won the 2011 cricket world cup?"
+
+
+@pytest.fixture
+def index(tmp_path):
+    write_shelf(tmp_path / "index", LIGHT, subject="science")
+    return tmp_path / "index"
+
+
+def test_a_tutor_built_over_a_folder_answers_from_it_and_refuses_what_it_does_not_hold(index, tmp_path):
+    tutor = build_tutor(index, policy=policy(), embedder="hash", audit=tmp_path / "audit.sqlite3", models=False)
+    assert isinstance(tutor.library.embedder_for(tutor.library.shelf("10", "science")), HashEmbedder)
+    ans = tutor.ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and "dioptres" in ans.answer and ans.answerer == "extractive"
+    refused = tutor.ask(CRICKET_Q, "10", "science")
+    assert refused.was_refusal and not refused.llm_called
+    assert isinstance(tutor.audit, AuditLog) and tutor.audit.count() == 2
+
+
+def test_overrides_change_the_policy_and_none_keeps_it(index):
+    base = policy(answerer="extractive", rerank=False, judge=False, reader=True)
+    kept = build_tutor(index, policy=base, embedder="test", models=False)
+    assert (kept.policy.rerank, kept.policy.judge, kept.policy.reader) == (False, False, True)
+    assert kept.audit is None and kept.reader is None  # models=False: no reader whatever the policy says
+    changed = build_tutor(index, policy=base, embedder="hash", reader=False, models=False)
+    assert changed.policy.reader is False and changed.policy.min_confidence == base.min_confidence
+
+
+def test_without_an_embedder_each_shelf_is_searched_with_the_model_its_manifest_names(index):
+    tutor = build_tutor(index, policy=policy(), models=False)  # the shelf was written with the HashEmbedder
+    assert isinstance(tutor.library.embedder_for(tutor.library.shelf("10", "science")), HashEmbedder)
+    assert not tutor.ask(LENS_Q, "10", "science").was_refusal
+
+
+def test_a_library_brings_its_own_embedder(index):
+    lib = Library(index, embedder=HashEmbedder())
+    assert build_tutor(lib, policy=policy(), models=False).library is lib
+    with pytest.raises(ValueError, match="own embedder"):
+        build_tutor(lib, policy=policy(), embedder="hash")
+
+
+def test_an_answerer_object_is_used_as_it_is(index):
+    class Named:
+        name, uses_llm = "mine", False
+
+    t = build_tutor(index, policy=policy(), embedder="hash", answerer=Named(), models=False)
+    assert t.answerer.name == "mine" and t.policy.answerer == "extractive"
+
+
+def test_embedder_kinds_and_the_app_switch():
+    assert make_embedder("auto") is None
+    assert isinstance(make_embedder("hash"), HashEmbedder) and isinstance(make_embedder("test"), HashEmbedder)
+    assert isinstance(make_embedder(HashEmbedder.name), HashEmbedder)  # a manifest's model name works too
+    with pytest.raises(ValueError, match="known kinds: auto, minilm, e5, hash"):
+        make_embedder("word2vec")
+    assert set(EMBEDDER_KINDS) >= {"auto", "minilm", "e5", "hash"}
+    assert embedder_kind({"TUTOR_EMBEDDER": " Hash "}) == "hash"
+    assert embedder_kind({"TUTOR_EMBEDDER": "minilm"}) == embedder_kind({}) == "minilm"
+
+
+def test_the_policy_names_the_answerer_and_its_model_is_the_one_passed(index):
+    from helpers_llm import FakeLLM
+
+    llm = FakeLLM(reply="The power of a lens is measured in dioptres [1].")
+    t = build_tutor(index, policy=policy(reader=False), embedder="hash", answerer="local", llm=llm)
+    assert t.policy.answerer == "local" and t.answerer.uses_llm and t.answerer.llm is llm
+    assert t.ask(CRICKET_Q, "10", "science").was_refusal and llm.calls == []  # a refused question never reaches it
+    t.ask(LENS_Q, "10", "science")
+    assert len(llm.calls) == 1

@@ -1,0 +1,43 @@
+"""The command line: `python -m tutor ingest|search|ask|eval|followups|calibrate|recall|hand-check|bench|llm-model|
+train-reader ...`. Each sub-command is a thin wrapper over the package's Python API; the output is for people, `--json`
+for tools. Options several commands share are written once, in options.py; the commands live by group in library.py,
+ask.py, evaluation.py, reader.py and models.py.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tutor.cli import ask, evaluation, library, models, reader
+from tutor.config import index_dir
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m tutor", description="The textbook tutor's command line.")
+    ap.add_argument("--index-dir", type=Path, default=None,
+                    help="where shelves live (default: data/index or $TUTOR_INDEX_DIR)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    library.register(sub)  # ingest, search
+    ask.register(sub)
+    evaluation.register(sub)  # eval, followups, calibrate, recall, hand-check
+    models.register(sub)  # llm-model
+    reader.register(sub)  # train-reader
+    evaluation.register_bench(sub)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    args.index_dir = args.index_dir or index_dir()
+    from tutor.errors import TutorError
+
+    try:
+        return int(args.fn(args) or 0)
+    except TutorError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

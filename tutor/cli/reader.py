@@ -1,0 +1,58 @@
+"""`python -m tutor train-reader`: the answerability reader's examples built from ../shared/data, then trained,
+exported and measured on the held-out articles and chapters."""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from tutor.cli.options import EVAL_INDEX, LIBRARIES
+
+
+def cmd_train_reader(args: argparse.Namespace) -> int:
+    """Build the reader's examples from ../shared/data (held out by article and chapter), train, export, measure."""
+    from tutor.cli.evaluation import eval_indexes
+    from tutor.evaluation.libraries import training_articles
+    from tutor.reader.examples import build_examples, save_examples, summary
+    from tutor.reader.training import train_reader
+    from tutor.retrieval.search import Library
+
+    work = args.work_dir
+    work.mkdir(parents=True, exist_ok=True)
+    lib = Library(eval_indexes(args, {"ncert"})["ncert"])
+    sets = build_examples(training_articles(args.libraries), lib, args.seed, args.ncert_questions,
+                          args.ncert_claim_passages)
+    save_examples(work / "train.jsonl", sets.train)
+    save_examples(work / "heldout.jsonl", sets.heldout)
+    print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
+          f"held out {len(sets.heldout)} {summary(sets.heldout)}")
+    print(f"held-out SQuAD articles: {sorted(sets.heldout_articles)}")
+    if args.examples_only:
+        return 0
+    command = "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    done = train_reader(sets, work, args.out, command=command, epochs=args.epochs, batch_size=args.batch_size,
+                        lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads)
+    print(f"trained {done.steps} steps in {done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
+    print(json.dumps(done.config["heldout_metrics"], indent=2))
+    print(f"reader written to {args.out} (sha256 {done.config['sha256']}, {done.config['bytes'] / 1e6:.1f} MB)")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train-reader", help="train the answerability reader (seeded, resumable) and export it",
+                       parents=[LIBRARIES, EVAL_INDEX])
+    p.add_argument("--out", type=Path, default=Path("data/models/reader"), help="where the exported reader goes")
+    p.add_argument("--work-dir", type=Path, default=Path("out/reader-training"),
+                   help="examples and the resumable checkpoint (not committed: they hold shared data)")
+    p.add_argument("--epochs", type=float, default=3.0)
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--lr", type=float, default=8e-5)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-length", type=int, default=160, help="word pieces of question + passage")
+    p.add_argument("--threads", type=int, default=None, help="torch threads (default: one per core)")
+    p.add_argument("--ncert-questions", type=int, default=700, help="printed NCERT questions mined for training")
+    p.add_argument("--ncert-claim-passages", type=int, default=500, help="NCERT passages sampled for claim examples")
+    p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
+    p.set_defaults(fn=cmd_train_reader)

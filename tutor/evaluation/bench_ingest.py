@@ -1,0 +1,112 @@
+"""The bench's fresh processes: a whole-library ingest in a child process (its own throughput and peak memory), and
+cold start, a new process timed from its start to its first answered question."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tutor.config import PROJECT_ROOT
+from tutor.evaluation.bench_queries import median
+
+if TYPE_CHECKING:
+    from tutor.evaluation.questions import Question
+
+_INGEST_CHILD = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+from pathlib import Path
+from tutor.retrieval.embedding import default_embedder
+from tutor.ingest.builder import discover, ingest
+from tutor.store.shelf import ShelfStore
+
+
+class Timed:
+    # the real embedder, with the seconds spent in it counted (the rest is extraction, chunking and writing)
+    def __init__(self, inner):
+        self.inner, self.name, self.dim, self.seconds = inner, inner.name, inner.dim, 0.0
+
+    def embed(self, texts):
+        t = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+
+emb = Timed(default_embedder())
+items = discover([Path(sys.argv[1])])
+t1 = time.perf_counter()
+report = ingest(items, ShelfStore(sys.argv[2]), emb, index_type="auto")
+t2 = time.perf_counter()
+print("BENCH-RESULT " + json.dumps({
+    "seconds": report.seconds, "wall_s": t2 - t1, "startup_s": t1 - t0, "embed_s": emb.seconds,
+    "files": len(report.files), "refused": len(report.refused), "pages": sum(f.pages for f in report.files),
+    "pages_used": report.pages, "chunks": report.chunks, "precision": getattr(emb.inner, "precision", "fp32"),
+    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "workers_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+}))
+"""
+
+_COLD_CHILD = r"""
+import time, sys
+t0 = time.perf_counter()
+import json
+from tutor.build import build_tutor
+t1 = time.perf_counter()
+tutor = build_tutor(sys.argv[1], policy=sys.argv[6] or None, audit=sys.argv[2], models=False)
+ans = tutor.ask(sys.argv[3], sys.argv[4], sys.argv[5])
+t2 = time.perf_counter()
+print("BENCH-RESULT " + json.dumps({"done_at": time.time(), "imports_s": t1 - t0, "first_question_s": t2 - t1,
+                                    "answered": not ans.was_refusal, "reason": ans.reason,
+                                    "timings_ms": ans.timings_ms}))
+"""
+
+
+def _child(code: str, argv: list[str], timeout: float) -> dict[str, Any]:
+    env = dict(os.environ)
+    env.setdefault("PYTHONPATH", str(PROJECT_ROOT))
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=timeout,
+                          cwd=str(PROJECT_ROOT), env=env)
+    for line in proc.stdout.splitlines():
+        if line.startswith("BENCH-RESULT "):
+            return json.loads(line.removeprefix("BENCH-RESULT "))
+    raise RuntimeError(f"bench child process failed (exit {proc.returncode}): {proc.stderr[-2000:]}")
+
+
+def measure_cold_start(index_root: Path, question: Question, policy_path: Path | None, runs: int,
+                       tmp: Path) -> dict[str, Any]:
+    """A fresh `python -c` process: seconds from its start to its first answered question (median of runs)."""
+    results = []
+    for r in range(runs):
+        t0 = time.time()
+        got = _child(_COLD_CHILD, [str(index_root), str(tmp / f"cold-audit-{r}.sqlite3"), question.question,
+                                   question.klass, question.subject, str(policy_path or "")], timeout=600)
+        got["cold_start_s"] = got["done_at"] - t0
+        results.append(got)
+    return {
+        "cold_start_s": round(median(r["cold_start_s"] for r in results), 2),
+        "imports_s": round(median(r["imports_s"] for r in results), 2),
+        "first_question_s": round(median(r["first_question_s"] for r in results), 2),
+        "answered": all(r["answered"] for r in results), "reason": results[-1]["reason"], "runs": runs,
+        "question": question.question,
+    }
+
+
+def measure_ingest(library: Path, tmp: Path) -> dict[str, Any]:
+    """A fresh ingest of the whole library in a child process (its peak memory is then the ingest's own)."""
+    got = _child(_INGEST_CHILD, [str(library), str(tmp / "fresh-index")], timeout=1800)
+    secs = max(got["seconds"], 1e-9)
+    return {
+        "seconds": round(got["seconds"], 2), "pages": got["pages"], "pages_used": got["pages_used"],
+        "chunks": got["chunks"], "files": got["files"], "refused": got["refused"],
+        "pages_per_s": round(got["pages"] / secs, 2), "chunks_per_s": round(got["chunks"] / secs, 2),
+        "peak_mb": round(got["peak_mb"] + got["workers_peak_mb"], 1), "main_peak_mb": round(got["peak_mb"], 1),
+        "workers_peak_mb": round(got["workers_peak_mb"], 1), "model_load_s": round(got["startup_s"], 2),
+        "embed_s": round(got["embed_s"], 2), "extract_chunk_write_s": round(got["seconds"] - got["embed_s"], 2),
+        "precision": got["precision"], "index_root": str(tmp / "fresh-index"),
+    }
