@@ -5,18 +5,16 @@ Embedder, library, audit log, tutor, page renderer, secrets and the data folders
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from tutor.audit.log import AuditLog
+from tutor.build import build_tutor, embedder_kind, make_embedder
 from tutor.config import audit_db_path, data_dir, index_dir
 from tutor.errors import TutorError
 from tutor.ingest.uploads import uploads_dir
-from tutor.retrieval.embedding import default_embedder
-from tutor.testing import HashEmbedder
 from tutor.retrieval.search import Library
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
 from tutor.store.shelf import ShelfStore, check_name
@@ -64,17 +62,12 @@ UPLOAD_RESULTS = "upload_results"  # what the last ingest did, shown after the r
 MAINT_NOTICE = "maintainer_notice"  # one-line outcome of the last shelf action
 
 
-def embedder_kind() -> str:
-    """`TUTOR_EMBEDDER=hash` swaps in the deterministic HashEmbedder (tests); anything else is MiniLM."""
-    return "hash" if os.environ.get("TUTOR_EMBEDDER", "").strip().lower() == "hash" else "minilm"
-
-
 @st.cache_resource(show_spinner="Loading the language model…")
 def get_embedder(kind: str):
-    if kind == "hash":
-        return HashEmbedder()
-    emb = default_embedder()
-    emb.embed(["warm up"])  # the first encode is slow; pay it here, not on a student's first question
+    """The embedder of a kind (tutor.build.embedder_kind: `hash` under tests, else MiniLM), warmed up."""
+    emb = make_embedder(kind)
+    if kind != "hash":
+        emb.embed(["warm up"])  # the first encode is slow; pay it here, not on a student's first question
     return emb
 
 
@@ -92,14 +85,10 @@ def get_audit(path: str) -> AuditLog:
 def get_tutor(root: str, audit_path: str, kind: str):
     """One Tutor per (library, audit log, embedder): it holds no per-question state, so all users share it.
 
-    The answerer comes from the policy (`TUTOR_ANSWERER`: extractive, local or openai); an OpenAI-compatible
-    server's address, model and key come from st.secrets ([llm] base_url/model/api_key) or the environment."""
-    from tutor.answering.llm_answerer import make_parts
-    from tutor.pipeline import Tutor
-    from tutor.policy import load_policy
-
-    policy = load_policy()
-    return Tutor(get_library(root, kind), policy, audit=get_audit(audit_path), **make_parts(policy, secrets=_secrets()))
+    Built by tutor.build.build_tutor like everywhere else; the answerer comes from the policy (`TUTOR_ANSWERER`:
+    extractive, local or openai); an OpenAI-compatible server's address, model and key come from st.secrets
+    ([llm] base_url/model/api_key) or the environment."""
+    return build_tutor(get_library(root, kind), audit=get_audit(audit_path), secrets=_secrets())
 
 
 def _secrets() -> dict[str, Any]:
