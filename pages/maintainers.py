@@ -3,7 +3,6 @@
 Uploads are written under a sanitised name to a temp folder, ingested (a new shelf version is swapped in only when
 complete, so students keep reading the old one meanwhile), and the good ones kept under data/uploads for rebuilds.
 """
-import hashlib
 import tempfile
 from pathlib import Path
 
@@ -11,13 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from tutor import presentation as pres
-from tutor.errors import ShelfDamaged, TutorError
-from tutor.files import sha256_file
+from tutor.build import embedder_kind, shelf_embedder, upload_embedder
+from tutor.errors import TutorError
 from tutor.ingest import uploads
-from tutor.ingest.builder import IngestItem, ingest, remove_chapter
-from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, embedder_by_name
+from tutor.ingest.builder import remove_chapter
+from tutor.retrieval.embedding import E5_NAME, MINILM_NAME
 from tutor.store import chapters as chapter_text
-from tutor.store.shelf import check_name
 from ui import auth, layout, render, resources
 
 layout.through_app()
@@ -27,7 +25,7 @@ auth.password_gate("maintainer_password", resources.AUTH_MAINTAINER, "maintainer
 ss = st.session_state
 lib = resources.library()
 store = lib.store
-embedder = resources.get_embedder(resources.embedder_kind())
+kind = embedder_kind()  # "hash" when the app runs on the test fake
 
 if ss.get(resources.MAINT_NOTICE):
     kind, text = ss.pop(resources.MAINT_NOTICE)
@@ -45,25 +43,12 @@ m3.metric("Passages indexed", sum(m.n_chunks for m in manifests.values() if m), 
 
 
 
-def shelf_embedder(key):
-    """The embedder a rebuild must use: the shelf's own model (from its manifest, or its previous version's when the
-    live manifest is damaged), or the test fake when the app runs on it."""
-    if resources.embedder_kind() == "hash":
-        return embedder
-    for version in [store.current_version(key.klass, key.subject)] + store.versions(key.klass, key.subject):
-        try:
-            return embedder_by_name(store.manifest_of(key.klass, key.subject, version).embedding_model)
-        except ShelfDamaged:
-            continue
-    return embedder_by_name(MINILM_NAME)
-
-
 def rebuild(key) -> None:
     """Rebuild a shelf from its kept PDFs with a progress bar; the outcome is left for the next run to show."""
     with st.status("Rebuilding the shelf…", expanded=True):
         bar = st.progress(0.0, text="Starting…")
         try:
-            result = uploads.rebuild_shelf(store, shelf_embedder(key), key.klass, key.subject,
+            result = uploads.rebuild_shelf(store, shelf_embedder(store, key.klass, key.subject, kind), key.klass, key.subject,
                                    progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
             msg = (f"Rebuilt {pres.shelf_label(key.klass, key.subject)}: {len(result.reingested)} chapter(s) re-read, "
                    f"{len(result.carried)} carried over, {result.chunks} passages.")
@@ -106,42 +91,21 @@ if damaged:
 tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":material/shelves: Shelves"])
 
 
-def show_reports(reports: list[dict]) -> None:
+def show_results(results: list[uploads.UploadResult]) -> None:
     """One line per uploaded file: what was added, what was skipped and why, or why the file was refused."""
-    for r in reports:
-        where = pres.shelf_label(r["klass"], r["subject"])
-        name = pres.md(r["file"])
-        if r.get("uploaded") and uploads.safe_pdf_name(r["uploaded"]) != r["file"]:
-            name += f" (uploaded as {pres.md(r['uploaded'])}; that name was already taken)"
-        if r.get("duplicate_of"):
-            st.info(f"**{name}** — the same PDF is already on {where} as {pres.md(r['duplicate_of'])}, so it was not "
-                    "added again.", icon=":material/info:")
-        elif r["status"] in ("added", "replaced"):
-            verb = "Added" if r["status"] == "added" else "Replaced"
-            st.success(f"**{name}** — {verb} *{pres.md(r['chapter'])}* on {where}: {r['pages_used']} of {r['pages']} "
-                       f"pages read, {r['chunks']} passages indexed.", icon=":material/check_circle:")
-        elif r["status"] == "unchanged":
-            st.info(f"**{name}** — already on {where} and unchanged, so nothing was redone.", icon=":material/info:")
-        else:
-            cause = r["error"]
-            prefix = f"{r['file']}: "
-            cause = cause.removeprefix(prefix)
-            joiner = " " if cause.split(" ", 1)[0] in ("is", "has", "cannot", "uses") else ": "
-            st.error(f"**{name}**{joiner}{pres.md(cause)}. It was not added; the shelf is unchanged.",
-                     icon=":material/block:")
-        for page, reason in r["skipped"]:
-            st.caption(f"{name}: page {page} skipped — {pres.md(reason)}")
-        show_flagged(r["file"], r.get("flagged", []))
+    icons = {"success": ":material/check_circle:", "info": ":material/info:", "error": ":material/block:"}
+    for r in results:
+        level, text = pres.upload_message(r)
+        getattr(st, level)(text, icon=icons[level])
+        for page, reason in r.skipped:
+            st.caption(f"{pres.md(r.file)}: page {page} skipped — {pres.md(reason)}")
+        show_flagged(r.file, r.flagged)
 
 
 def show_flagged(file: str, flagged) -> None:
     """Planted sentences found in a chapter: never quoted to students, shown here so a maintainer can check the PDF."""
-    if not flagged:
-        return
-    lines = "\n".join(f"- page {p}: {pres.md(t)}" for p, t in flagged)
-    st.warning(f"**{pres.md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a "
-               f"password. They are never quoted to students; check where this PDF came from.\n{lines}",
-               icon=":material/gpp_maybe:")
+    if flagged:
+        st.warning(pres.flagged_message(file, flagged), icon=":material/gpp_maybe:")
 
 
 # what a new shelf is embedded with; an existing shelf always keeps the model that built it
@@ -152,80 +116,33 @@ MODEL_CHOICES = {
 }
 
 
-def upload_embedder(choice: str):
-    """The embedder passed to ingest: the test fake when the app runs on it, None for the automatic choice."""
-    if resources.embedder_kind() == "hash":
-        return embedder
-    return None if choice == "auto" else embedder_by_name(choice)
-
-
-def add_files(rows, tmp: Path, model: str = "auto") -> list[dict] | None:
-    """Validate the fields, write each upload under a sanitised name in `tmp`, ingest with a progress bar.
-
-    Returns one result per file, or None when nothing was ingested (the problems are shown instead).
-    """
-    problems, items, taken, uploaded = [], [], set(), []
-    for f, klass, subject, chapter, replace in rows:
-        try:
-            klass, subject = check_name(klass, "class"), check_name(subject, "subject")
-        except ValueError as e:
-            problems.append(f"**{pres.md(f.name)}**: {pres.md(str(e))}")
-            continue
-        data = f.getvalue()
-        name = uploads.upload_name(f.name, hashlib.sha256(data).hexdigest(), names_on_shelf(klass, subject),
-                              {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, replace)
-        taken.add((klass, subject, name))
-        path = tmp / name  # never the uploaded name as a path: only the sanitised base name, inside our temp folder
-        path.write_bytes(data)
-        items.append(IngestItem(path, klass, subject, chapter=chapter.strip() or None, name=name))
-        uploaded.append(f.name)
+def add_files(files: list[uploads.Upload], model: str) -> list[uploads.UploadResult] | None:
+    """Ingest the uploads with a progress bar; None when nothing was ingested (the problems are shown instead)."""
+    problems = uploads.upload_problems(files)
     for p in problems:
-        st.error(p, icon=":material/error:")
-    if problems or not items:
+        st.error(pres.md(p), icon=":material/error:")
+    if problems or not files:
         return None
-    with st.status(f"Adding {len(items)} file(s) to the library…", expanded=True) as status:
+    with st.status(f"Adding {len(files)} file(s) to the library…", expanded=True) as status:
         bar = st.progress(0.0, text="Starting…")
         try:
-            # in-process extraction (workers=1): never fork the threaded Streamlit server, and a refused file's
-            # PdfRefused cannot cross a process boundary (it does not pickle)
-            report = ingest(items, store, upload_embedder(model), workers=1,
-                            progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
+            with tempfile.TemporaryDirectory(prefix="tutor-upload-") as tmp:
+                results = uploads.add_uploads(
+                    store, files, upload_embedder(model, kind), Path(tmp),
+                    progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
         except TutorError as e:
             status.update(label="Nothing was added", state="error")
             st.error(str(e), icon=":material/error:")
             return None
         status.update(label="Finished", state="complete")
-    by_name = {(it.klass, it.subject, it.file): it for it in items}
-    by_upload = {(it.klass, it.subject, it.file): up for it, up in zip(items, uploaded)}
-    results = []
-    for r in report.files:
-        it = by_name.get((r.shelf.klass, r.shelf.subject, r.file))
-        if it is not None and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
-            uploads.keep_upload(it.path, it.klass, it.subject, it.file)
-        results.append({"file": r.file, "klass": r.shelf.klass, "subject": r.shelf.subject, "status": r.status,
-                        "chapter": r.chapter, "pages": r.pages, "pages_used": r.pages_used, "chunks": r.chunks,
-                        "skipped": list(r.skipped), "error": r.error, "flagged": list(r.flagged),
-                        "duplicate_of": r.duplicate_of, "uploaded": by_upload.get((r.shelf.klass, r.shelf.subject, r.file), "")})
     return results
-
-
-def names_on_shelf(klass: str, subject: str) -> dict[str, str]:
-    """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
-    out = {name: sha256_file(path) for name, path in uploads.kept_pdfs(klass, subject).items()}
-    try:
-        manifest = store.manifest(klass, subject)
-    except ShelfDamaged:
-        manifest = None
-    for name, entry in (manifest.chapters.items() if manifest else ()):
-        out[name] = entry.sha256
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ add chapters
 with tab_add:
     if ss.get(resources.UPLOAD_RESULTS):
         st.markdown("**Last upload**")
-        show_reports(ss[resources.UPLOAD_RESULTS])
+        show_results(ss[resources.UPLOAD_RESULTS])
         st.divider()
     st.markdown("Upload one or more chapter PDFs (up to 50 MB each) and say which class and subject shelf each goes "
                 "on. Leave the chapter title empty to use the title printed in the PDF.")
@@ -258,9 +175,7 @@ with tab_add:
     add = st.button("Add to the library", type="primary", icon=":material/library_add:", disabled=not files,
                     key="up_add")
     if add and files:
-        results = None
-        with tempfile.TemporaryDirectory(prefix="tutor-upload-") as tmpdir:
-            results = add_files(rows, Path(tmpdir), model)
+        results = add_files([uploads.Upload(f.name, f.getvalue(), *fields) for f, *fields in rows], model)
         if results is not None:
             ss[resources.UPLOAD_RESULTS] = results
             ss[resources.UPLOAD_ROUND] = ss.get(resources.UPLOAD_ROUND, 0) + 1

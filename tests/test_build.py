@@ -80,3 +80,16 @@ def test_the_policy_names_the_answerer_and_its_model_is_the_one_passed(index):
     assert t.ask(CRICKET_Q, "10", "science").was_refusal and llm.calls == []  # a refused question never reaches it
     t.ask(LENS_Q, "10", "science")
     assert len(llm.calls) == 1
+
+
+def test_a_rebuild_uses_the_shelf_own_model_and_uploads_the_chosen_one(index):
+    from tutor.build import shelf_embedder, upload_embedder
+    from tutor.store.shelf import ShelfStore
+
+    store = ShelfStore(index)
+    key = store.keys()[0]
+    # the shelf was written with the hash embedder: a rebuild under the app's real kind still uses the shelf's model
+    assert shelf_embedder(store, key.klass, key.subject, "minilm").name == HashEmbedder.name
+    assert shelf_embedder(store, key.klass, key.subject, "hash").name == HashEmbedder.name
+    assert upload_embedder("auto", "minilm") is None  # each shelf keeps its model; a new one gets the automatic pick
+    assert upload_embedder("auto", "hash").name == HashEmbedder.name

@@ -1,6 +1,13 @@
-"""Upload bookkeeping without Streamlit (tutor.ingest.uploads): safe names, shelf guesses, one progress bar."""
+"""Uploads without Streamlit (tutor.ingest.uploads): safe names, shelf guesses, one progress bar, and adding uploaded
+PDFs to a real shelf on disk with what the maintainers' page says of each."""
+import pytest
+from helpers_library import SOIL_PAGES, make_pdf
+
+from tutor import presentation as pres
 from tutor.ingest import uploads
 from tutor.ingest.builder import Progress
+from tutor.store.shelf import ShelfStore
+from tutor.testing import HashEmbedder
 
 
 def test_safe_pdf_name_never_returns_a_path():
@@ -42,3 +49,58 @@ def test_guess_shelf_from_file_name():
     assert uploads.guess_shelf("class-10_social-science_money.pdf") == ("10", "social-science")
     assert uploads.guess_shelf("Class 9 Science motion.pdf") == ("9", "science")
     assert uploads.guess_shelf("jess302.pdf") == (None, None)
+
+
+# ------------------------------------------------------------------ adding uploads (real PDFs, a real shelf on disk)
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+def _upload(name, data, klass="9", subject="geography", **kw):
+    return uploads.Upload(name, data, klass, subject, **kw)
+
+
+def test_add_uploads_keeps_the_good_file_and_reports_the_bad_one_by_its_cause(data, tmp_path):
+    good = make_pdf(tmp_path / "src" / "soil.pdf", SOIL_PAGES).read_bytes()
+    store = ShelfStore(data / "index")
+    work = tmp_path / "work"
+    work.mkdir()
+    results = uploads.add_uploads(store, [_upload("../Soils Chapter.pdf", good),
+                                          _upload("notes.pdf", b"my notes, not a PDF")], HashEmbedder(), work)
+    by_file = {r.file: r for r in results}
+    assert by_file["soils-chapter.pdf"].status == "added" and by_file["soils-chapter.pdf"].uploaded == "../Soils Chapter.pdf"
+    bad = by_file["notes.pdf"]
+    assert (bad.status, bad.error_code) == ("refused", "not_pdf")
+    assert bad.cause.startswith("is not a PDF") and "notes.pdf" not in bad.cause  # the cause is said of the file
+    assert list(store.manifest("9", "geography").chapters) == ["soils-chapter.pdf"]
+    assert sorted(uploads.kept_pdfs("9", "geography")) == ["soils-chapter.pdf"]  # only the good file is kept
+
+    level, text = pres.upload_message(bad)
+    assert level == "error" and text.startswith("**notes.pdf** is not a PDF") and "shelf is unchanged" in text
+    level, text = pres.upload_message(by_file["soils-chapter.pdf"])
+    assert level == "success" and "Added" in text and "passages indexed" in text
+
+
+def test_a_different_pdf_under_a_taken_name_is_kept_beside_it_and_the_same_pdf_is_not_added_twice(data, tmp_path):
+    first = make_pdf(tmp_path / "a.pdf", SOIL_PAGES).read_bytes()
+    second = make_pdf(tmp_path / "b.pdf", SOIL_PAGES[::-1]).read_bytes()
+    store, work = ShelfStore(data / "index"), tmp_path / "work"
+    work.mkdir()
+    uploads.add_uploads(store, [_upload("soil.pdf", first)], HashEmbedder(), work)
+    (again,) = uploads.add_uploads(store, [_upload("soil.pdf", second)], HashEmbedder(), work)
+    assert again.file == "soil-2.pdf" and again.renamed and "already taken" in pres.upload_message(again)[1]
+    (twin,) = uploads.add_uploads(store, [_upload("copy.pdf", first)], HashEmbedder(), work)
+    assert twin.duplicate_of == "soil.pdf" and pres.upload_message(twin)[0] == "info"
+    assert uploads.names_on_shelf(store, "9", "geography").keys() == {"soil.pdf", "soil-2.pdf"}
+
+
+def test_upload_problems_name_the_file_and_add_uploads_refuses_a_bad_field(data, tmp_path):
+    bad = _upload("x.pdf", b"%PDF-", subject="Science/../../etc")
+    problems = uploads.upload_problems([_upload("ok.pdf", b""), bad])
+    assert len(problems) == 1 and problems[0].startswith("x.pdf: ") and "not valid" in problems[0]
+    with pytest.raises(ValueError):
+        uploads.add_uploads(ShelfStore(data / "index"), [bad], HashEmbedder(), tmp_path)
+    assert not (data / "index").exists() or not ShelfStore(data / "index").keys()

@@ -16,7 +16,9 @@ from tutor.audit.log import AuditLog
 from tutor.pipeline import Tutor
 from tutor.policy import Policy, load_policy
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, default_embedder, e5_embedder, embedder_by_name
+from tutor.errors import ShelfDamaged
 from tutor.retrieval.search import Library
+from tutor.store.shelf import ShelfStore
 from tutor.testing import HASH_EMBEDDER_NAME, HashEmbedder
 
 if TYPE_CHECKING:  # the LLM client is loaded only when the policy names a model
@@ -56,6 +58,29 @@ def make_embedder(kind: str) -> Embedder | None:
     except ValueError:
         raise ValueError(f"unknown embedder {kind!r}; known kinds: {', '.join(EMBEDDER_KINDS)}, or a model name: "
                          f"{MINILM_NAME}, {E5_NAME}") from None
+
+
+def upload_embedder(choice: str, kind: str) -> Embedder | None:
+    """The embedder new chapters are ingested with: the test fake when the app runs on it (`kind` hash), None for the
+    automatic choice (an existing shelf keeps its model; a new one gets multilingual for Hindi), else the model named."""
+    if kind in ("hash", "test"):
+        return make_embedder(kind)
+    return None if choice == "auto" else make_embedder(choice)
+
+
+def shelf_embedder(store: ShelfStore, klass: str, subject: str, kind: str) -> Embedder:
+    """The embedder a rebuild of a shelf must use: the test fake when the app runs on it, else the shelf's own model
+    (from its manifest, or from the newest earlier version whose manifest is intact when the live one is damaged),
+    MiniLM when no manifest can be read at all."""
+    if kind in ("hash", "test"):
+        return make_embedder(kind)
+    current = store.current_version(klass, subject)
+    for version in ([current] if current else []) + store.versions(klass, subject):
+        try:
+            return embedder_by_name(store.manifest_of(klass, subject, version).embedding_model)
+        except ShelfDamaged:
+            continue
+    return make_embedder("minilm")
 
 
 def build_tutor(

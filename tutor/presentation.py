@@ -1,18 +1,22 @@
-"""How an answer's parts read as text: Markdown escaping, links, page spans, check and evidence tables.
+"""How things read as text on the pages: Markdown escaping, links, page spans, check and evidence tables, and the
+outcome of an upload.
 
-Pure functions over `TutorAnswer` and plain values, so a test can call them without Streamlit.
+Pure functions over `TutorAnswer`, `UploadResult` and plain values, so a test can call them without Streamlit.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
 from tutor.types import AnswerSentence, Source, TutorAnswer
+
+if TYPE_CHECKING:
+    from tutor.ingest.uploads import UploadResult
 
 MODE_LABELS = {"library": "Whole shelf", "selected_text": "Selected passage"}
 
@@ -182,3 +186,30 @@ def student_note(note: str) -> str:
     """A note as a student may read it: the internal error in brackets after a fallback note is left out."""
     head, sep, _ = note.partition(" (")
     return head if sep and any(w in note for w in ("Error", "Exception", "/", "\\")) else note
+
+
+def upload_message(r: UploadResult) -> tuple[str, str]:
+    """What became of one uploaded file, as (kind, Markdown): kind is "success", "info" or "error"."""
+    where = shelf_label(r.klass, r.subject)
+    name = md(r.file)
+    if r.renamed:
+        name += f" (uploaded as {md(r.uploaded)}; that name was already taken)"
+    if r.duplicate_of:
+        return "info", (f"**{name}** — the same PDF is already on {where} as {md(r.duplicate_of)}, so it was not "
+                        "added again.")
+    if r.status in ("added", "replaced"):
+        verb = "Added" if r.status == "added" else "Replaced"
+        return "success", (f"**{name}** — {verb} *{md(r.chapter)}* on {where}: {r.pages_used} of {r.pages} pages "
+                           f"read, {r.chunks} passages indexed.")
+    if r.status == "unchanged":
+        return "info", f"**{name}** — already on {where} and unchanged, so nothing was redone."
+    return "error", f"**{name}** {md(r.cause)}. It was not added; the shelf is unchanged."
+
+
+def flagged_message(file: str, flagged: list[tuple[int, str]] | tuple[tuple[int, str], ...]) -> str:
+    """Planted sentences found in a chapter (never quoted to students), listed for a maintainer; "" when none."""
+    if not flagged:
+        return ""
+    lines = "\n".join(f"- page {p}: {md(t)}" for p, t in flagged)
+    return (f"**{md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a password. "
+            f"They are never quoted to students; check where this PDF came from.\n{lines}")

@@ -75,10 +75,15 @@ class FileReport:
     chunks: int = 0
     skipped: list[tuple[int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    error: str = ""
-    error_code: str = ""
+    cause: str = ""  # why a refused file was refused, said of the file: "is encrypted (...)", "has no pages"
+    error_code: str = ""  # the cause as a code (PdfRefused.code, "shelf_damaged", "no_passages")
     flagged: list[tuple[int, str]] = field(default_factory=list)  # (page, sentence) planted text, never quoted
     duplicate_of: str = ""  # the file already on the shelf (or earlier in this run) with the same content digest
+
+    @property
+    def error(self) -> str:
+        """The refusal as one line naming the file ("" for a file that was not refused)."""
+        return f"{self.file}: {self.cause}" if self.cause else ""
 
 
 @dataclass
@@ -238,8 +243,9 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     except ShelfDamaged as e:  # never built on top of a damaged version: each file is refused, naming the repair
         for it in shelf_items:
             report.files.append(FileReport(
-                it.file, key, "refused", error=f"{it.file}: the shelf class {key.klass} {key.subject} is damaged "
-                f"({e.detail}); roll it back or rebuild it on the Maintainers page first", error_code="shelf_damaged"))
+                it.file, key, "refused", cause=f"cannot go on the shelf class {key.klass} {key.subject}: the shelf is "
+                f"damaged ({e.detail}); roll it back or rebuild it on the Maintainers page first",
+                error_code="shelf_damaged"))
         return
     if embedder is None and manifest is not None:
         embedder = embedder_by_name(manifest.embedding_model)  # a shelf keeps the model that built it
@@ -286,11 +292,12 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     for n, ((it, digest), res) in enumerate(zip(todo, results)):
         emit(Progress("extract", n + 1, len(todo), it.file))
         if isinstance(res, PdfRefused):
-            report.files.append(FileReport(it.file, key, "refused", error=str(res), error_code=res.code))
+            report.files.append(FileReport(it.file, key, "refused", cause=res.cause, error_code=res.code))
             continue
         info, chunks = _chunks_for(it, res, max_words)
         if not chunks:
-            report.files.append(FileReport(it.file, key, "refused", error=f"{it.file}: no text could be chunked", error_code="blank"))
+            report.files.append(FileReport(it.file, key, "refused", cause="has no text that could be cut into passages",
+                                           error_code="no_passages"))
             continue
         new_chunks[it.file] = chunks
         skipped = [(s.page, s.reason) for s in res.skipped]

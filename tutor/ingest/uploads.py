@@ -1,10 +1,12 @@
-"""Uploaded chapter PDFs: safe names, guessing their shelf, keeping them, and rebuilding a shelf from them.
+"""Uploaded chapter PDFs: safe names, guessing their shelf, adding them to shelves, keeping them, and rebuilding a
+shelf from them.
 
-Plain functions the maintainers' page calls; no Streamlit.
+Plain functions the maintainers' page calls (it draws their results and nothing else); no Streamlit.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import tempfile
@@ -17,7 +19,9 @@ import numpy as np
 
 from tutor.config import data_dir
 from tutor.errors import ShelfDamaged, TutorError
+from tutor.files import sha256_file
 from tutor.ingest.builder import IngestItem, IngestReport, Progress, ingest
+from tutor.retrieval.embedding import Embedder
 from tutor.store.shelf import Manifest, ShelfStore, check_name
 
 
@@ -108,6 +112,102 @@ def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
 def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:
     d = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
     return {p.name: p for p in sorted(d.glob("*.pdf"))} if d.exists() else {}
+
+
+@dataclass(frozen=True)
+class Upload:
+    """One file a maintainer uploaded, with the shelf and chapter title typed beside it."""
+
+    name: str  # the name it was uploaded under: shown, never used as a path
+    data: bytes
+    klass: str
+    subject: str
+    chapter: str = ""  # "" takes the title printed in the PDF
+    replace: bool = False  # a different PDF of the same name on the shelf is replaced, not added as name-2.pdf
+
+
+@dataclass(frozen=True)
+class UploadResult:
+    """What happened to one uploaded file (status as in FileReport: added, replaced, unchanged, refused)."""
+
+    file: str  # the name it is kept under on the shelf
+    klass: str
+    subject: str
+    status: str
+    uploaded: str = ""  # the name it was uploaded under
+    chapter: str = ""
+    pages: int = 0
+    pages_used: int = 0
+    chunks: int = 0
+    skipped: tuple[tuple[int, str], ...] = ()
+    cause: str = ""  # why it was refused, said of the file ("is encrypted ...")
+    error_code: str = ""
+    flagged: tuple[tuple[int, str], ...] = ()
+    duplicate_of: str = ""
+
+    @property
+    def renamed(self) -> bool:
+        """Kept under another name than the uploaded one's clean form (that name was taken by a different PDF)."""
+        return bool(self.uploaded) and safe_pdf_name(self.uploaded) != self.file
+
+
+def upload_problems(files: list[Upload]) -> list[str]:
+    """What is wrong with the fields typed beside the uploads ("name: problem"); empty when they can be added."""
+    problems = []
+    for f in files:
+        try:
+            check_name(f.klass, "class")
+            check_name(f.subject, "subject")
+        except ValueError as e:
+            problems.append(f"{f.name}: {e}")
+    return problems
+
+
+def names_on_shelf(store: ShelfStore, klass: str, subject: str) -> dict[str, str]:
+    """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
+    out = {name: sha256_file(path) for name, path in kept_pdfs(klass, subject).items()}
+    try:
+        manifest = store.manifest(klass, subject)
+    except ShelfDamaged:
+        manifest = None
+    for name, entry in manifest.chapters.items() if manifest else ():
+        out[name] = entry.sha256
+    return out
+
+
+def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | None, tmp: Path,
+                progress: Callable[[Progress], None] | None = None) -> list[UploadResult]:
+    """Ingest uploaded PDFs: each is written to `tmp` under a safe name (never the uploaded name as a path), ingested
+    in-process, and, when it is on its shelf afterwards, kept under data/uploads for rebuilds.
+
+    `embedder` None: each shelf keeps its own model, a new shelf gets the automatic choice. Raises ValueError when a
+    field is wrong (check `upload_problems` first) and TutorError when the ingest as a whole fails; a refused file
+    is a result, not an exception. Runs extraction in this process (workers=1): never fork a threaded web server,
+    and a refused file's PdfRefused need not cross a process boundary.
+    """
+    items, uploaded, taken = [], {}, set()
+    for f in files:
+        klass, subject = check_name(f.klass, "class"), check_name(f.subject, "subject")
+        name = upload_name(f.name, hashlib.sha256(f.data).hexdigest(), names_on_shelf(store, klass, subject),
+                           {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, f.replace)
+        taken.add((klass, subject, name))
+        path = tmp / name
+        path.write_bytes(f.data)
+        items.append(IngestItem(path, klass, subject, chapter=f.chapter.strip() or None, name=name))
+        uploaded[(klass, subject, name)] = f.name
+    if not items:
+        return []
+    report = ingest(items, store, embedder, workers=1, progress=progress)
+    paths = {(it.klass, it.subject, it.file): it.path for it in items}
+    results = []
+    for r in report.files:
+        where = (r.shelf.klass, r.shelf.subject, r.file)
+        if where in paths and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
+            keep_upload(paths[where], *where)
+        results.append(UploadResult(
+            r.file, r.shelf.klass, r.shelf.subject, r.status, uploaded.get(where, ""), r.chapter, r.pages,
+            r.pages_used, r.chunks, tuple(r.skipped), r.cause, r.error_code, tuple(r.flagged), r.duplicate_of))
+    return results
 
 
 def progress_fraction(p: Progress) -> float:
