@@ -68,11 +68,7 @@ with tab_questions:
     if rows.empty:
         st.info("No questions match these filters.", icon=":material/filter_alt_off:")
     else:
-        table = rows.assign(
-            Shelf=rows["class"] + " · " + rows["subject"].map(pres.subject_label),
-            Decision=rows["decision"].str.capitalize(),
-            Reason=rows["reason"].map(lambda r: "" if r == "answered" else reason_codes.label(r)),
-        )[["id", "time", "Shelf", "question", "Decision", "Reason", "nearest_chapter"]]
+        table = reports.question_table(rows)
         st.dataframe(table, hide_index=True, width="stretch", height=min(420, 38 + 35 * len(table)), column_config={
             "id": st.column_config.NumberColumn("#", width=48),
             "time": st.column_config.DatetimeColumn("Asked", format="DD/MM/YY HH:mm", width=115),
@@ -108,11 +104,8 @@ with tab_trends:
     if rows.empty:
         st.info("No questions match these filters.", icon=":material/filter_alt_off:")
     else:
-        span_days = (rows["time"].max() - rows["time"].min()).days
-        freq, unit, fmt = ("h", "hour", "%H:%M") if span_days < 2 else ("D", "day", "%d %b")
-        per = (rows.assign(period=rows["time"].dt.floor(freq), refused=rows["decision"] == "refused")
-               .groupby("period").agg(questions=("id", "count"), refused=("refused", "sum")).reset_index())
-        per["rate"] = per["refused"] / per["questions"]
+        per, unit = reports.refusal_trend(rows)
+        fmt = "%d %b" if unit == "day" else "%H:%M"
         st.markdown(f"**Refusal rate per {unit}** — the share of questions the tutor declined to answer")
         line = alt.Chart(per).mark_line(point=alt.OverlayMarkDef(size=60)).encode(
             x=alt.X("period:T", title=None, axis=alt.Axis(format=fmt, labelAngle=0,
@@ -125,17 +118,13 @@ with tab_trends:
         )
         st.altair_chart(line, width="stretch", height=280)
 
-        ref = rows[rows["decision"] == "refused"]
+        by_reason, by_ch = reports.refusals_by_reason(rows), reports.refusals_by_chapter(rows)
         c1, c2 = st.columns(2)
         with c1:
             st.markdown("**Refusals by reason**")
-            if ref.empty:
+            if by_reason.empty:
                 st.caption("No refusals in this selection.")
             else:
-                by_reason = ref.groupby("reason").size().reset_index(name="refused")
-                by_reason["label"] = by_reason["reason"].map(reason_codes.label)
-                by_reason["meaning"] = by_reason["reason"].map(
-                    lambda r: reason_codes.message(r) if reason_codes.reason(r) else "")
                 st.altair_chart(alt.Chart(by_reason).mark_bar().encode(
                     x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
                     y=alt.Y("label:N", sort="-x", title=None),
@@ -144,13 +133,9 @@ with tab_trends:
                 ), width="stretch", height=reports.bar_chart_height(len(by_reason)))
         with c2:
             st.markdown("**Refusals by subject and chapter**")
-            if ref.empty:
+            if by_ch.empty:
                 st.caption("No refusals in this selection.")
             else:
-                by_ch = (ref.assign(chapter=ref["nearest_chapter"].replace("", "(no nearby chapter)"),
-                                    subject_name=ref["subject"].map(pres.subject_label))
-                         .groupby(["subject_name", "chapter"]).size().reset_index(name="refused"))
-                by_ch["label"] = by_ch["subject_name"] + " · " + by_ch["chapter"]
                 st.altair_chart(alt.Chart(by_ch).mark_bar().encode(
                     x=alt.X("refused:Q", title="Refused questions", axis=alt.Axis(tickMinStep=1)),
                     y=alt.Y("label:N", sort="-x", title=None, axis=alt.Axis(labelLimit=260)),

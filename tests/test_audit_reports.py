@@ -14,3 +14,37 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised():
     assert csv["question"].tolist() == ["'=HYPERLINK(\"http://evil.example\",\"click\")", "'+1", "What is refraction?"]
     assert csv["answer"].tolist() == ["'@SUM(A1)", "'\tcmd", "'-2+3"]
     assert csv["confidence"].tolist() == [-0.5, 0.1, 0.2]  # numbers stay numbers
+
+
+def _rows(times, decisions, reasons_, chapters=None, subjects=None):
+    n = len(times)
+    return pd.DataFrame({
+        "id": range(1, n + 1), "time": pd.to_datetime(times), "class": ["10"] * n,
+        "subject": subjects or ["science"] * n, "decision": decisions, "reason": reasons_,
+        "question": [f"q{i}" for i in range(n)], "nearest_chapter": chapters or [""] * n,
+    })
+
+
+def test_refusal_trend_is_hourly_within_two_days_and_daily_beyond():
+    rows = _rows(["2026-11-20 09:10", "2026-11-20 09:40", "2026-11-20 11:05"], ["refused", "answered", "refused"],
+                 ["off_topic", "answered", "off_topic"])
+    per, unit = reports.refusal_trend(rows)
+    assert unit == "hour"
+    assert per[["questions", "refused"]].values.tolist() == [[2, 1], [1, 1]] and per["rate"].tolist() == [0.5, 1.0]
+    rows.loc[2, "time"] = pd.Timestamp("2026-11-25 08:00")
+    per, unit = reports.refusal_trend(rows)
+    assert unit == "day" and per["questions"].tolist() == [2, 1]
+
+
+def test_refusals_by_reason_and_chapter_count_refusals_only_with_their_labels():
+    rows = _rows(["2026-11-20 09:00"] * 4, ["refused", "refused", "answered", "refused"],
+                 ["off_topic", "off_topic", "answered", "no_such_code"], chapters=["Light", "", "Light", "Light"],
+                 subjects=["science", "science", "science", "social-science"])
+    by_reason = reports.refusals_by_reason(rows).set_index("reason")
+    assert by_reason["refused"].to_dict() == {"no_such_code": 1, "off_topic": 2}
+    assert by_reason.loc["off_topic", "meaning"] and by_reason.loc["no_such_code", "meaning"] == ""
+    by_ch = reports.refusals_by_chapter(rows).set_index("label")["refused"].to_dict()
+    assert by_ch == {"Science · (no nearby chapter)": 1, "Science · Light": 1, "Social Science · Light": 1}
+    table = reports.question_table(rows)
+    assert table["Reason"].tolist()[2] == "" and table["Decision"].tolist()[0] == "Refused"
+    assert reports.refusals_by_reason(rows[rows["decision"] == "answered"]).empty

@@ -1,4 +1,5 @@
-"""What the teachers' page computes from the audit log: the prepared table, filters, CSV export, coverage gaps.
+"""What the teachers' page computes from the audit log: the prepared table, filters, the question list, refusal
+trends and counts by reason and chapter, CSV export, coverage gaps.
 
 Pure functions over pandas DataFrames (no Streamlit).
 """
@@ -100,6 +101,45 @@ def coverage_gaps(df: pd.DataFrame) -> pd.DataFrame:
         })
     out = pd.DataFrame(rows).sort_values(["Refused", "_last"], ascending=[False, False])
     return out[cols].reset_index(drop=True)
+
+
+def question_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The question list as teachers read it: shelf, decision and the reason's label instead of codes."""
+    return df.assign(
+        Shelf=df["class"] + " · " + df["subject"].map(subject_label),
+        Decision=df["decision"].str.capitalize(),
+        Reason=df["reason"].map(lambda r: "" if r == "answered" else reasons.label(r)),
+    )[["id", "time", "Shelf", "question", "Decision", "Reason", "nearest_chapter"]]
+
+
+def refusal_trend(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """Questions, refusals and the refusal rate per period: per hour when the rows span under two days, else per
+    day. Returns the frame (period, questions, refused, rate) and the unit ("hour" or "day")."""
+    unit = "hour" if (df["time"].max() - df["time"].min()).days < 2 else "day"
+    per = (df.assign(period=df["time"].dt.floor("h" if unit == "hour" else "D"), refused=df["decision"] == "refused")
+           .groupby("period").agg(questions=("id", "count"), refused=("refused", "sum")).reset_index())
+    per["rate"] = per["refused"] / per["questions"]
+    return per, unit
+
+
+def refusals_by_reason(df: pd.DataFrame) -> pd.DataFrame:
+    """Refused questions counted per reason, with the reason's label and what it means (reason, refused, label,
+    meaning); empty when nothing was refused."""
+    ref = df[df["decision"] == "refused"]
+    out = ref.groupby("reason").size().reset_index(name="refused")
+    out["label"] = out["reason"].map(reasons.label)
+    out["meaning"] = out["reason"].map(lambda r: reasons.message(r) if reasons.reason(r) else "")
+    return out
+
+
+def refusals_by_chapter(df: pd.DataFrame) -> pd.DataFrame:
+    """Refused questions counted per subject and nearest chapter (subject_name, chapter, refused, label)."""
+    ref = df[df["decision"] == "refused"]
+    out = (ref.assign(chapter=ref["nearest_chapter"].replace("", "(no nearby chapter)"),
+                      subject_name=ref["subject"].map(subject_label))
+           .groupby(["subject_name", "chapter"]).size().reset_index(name="refused"))
+    out["label"] = out["subject_name"] + " · " + out["chapter"]
+    return out
 
 
 def bar_chart_height(bars: int) -> int:
