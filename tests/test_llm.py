@@ -138,6 +138,15 @@ def test_sentences_led_by_their_source_number_are_cited_at_their_end():
                                                      ("It is hot!", (2,)), ("No citation here.", ())]
 
 
+def test_a_hindi_draft_is_split_at_the_danda_and_each_sentence_keeps_its_own_citation():
+    from tutor.answering.extractive import parse_sentences
+
+    got = parse_sentences("प्रकाश सीधी रेखा में चलता है। [1] लेंस प्रकाश को मोड़ता है। Light bends. [2]")
+    # before the danda was a sentence end, the uncited Hindi sentence hid inside the cited one before it
+    assert [(s.text, s.citations) for s in got] == [
+        ("प्रकाश सीधी रेखा में चलता है।", (1,)), ("लेंस प्रकाश को मोड़ता है।", ()), ("Light bends.", (2,))]
+
+
 def test_grounded_llm_answer_is_answered_with_its_citation(library):
     llm = FakeLLM(reply=grounded)
     ans = tutor(library, llm).ask(LENS_Q, "10", "science")

@@ -41,9 +41,16 @@ class Answerer(Protocol):
                on_token: OnToken | None = None) -> Draft: ...
 
 
+_START = "[A-Z(\"'“‘0-9\u0900-\u097f]"  # what a new sentence may begin with
+_DRAFT_SPLIT = re.compile(rf"(?<=[.!?\u0964\u0965])\s+(?={_START})|(?<=\])\s+(?={_START})|\n+")
+
+
 def parse_sentences(text: str) -> tuple[AnswerSentence, ...]:
-    """Split an answer into sentences; each keeps the [n] markers that follow it."""
-    parts = re.split(r"(?<=[.!?])\s+(?=[A-Z(\"'“‘0-9])|(?<=\])\s+(?=[A-Z(\"'“‘0-9])|\n+", text.strip())
+    """Split a cited draft into sentences; each keeps the [n] markers that follow it ("Light bends. [1] It ..." gives
+    [1] to the first sentence, which punkt in tutor.text.sentences would hand to the second). A sentence ends at
+    . ! ? or the danda (। ॥) before a capital, a digit, a quote or a Devanagari letter, after a marker, or at a line
+    break."""
+    parts = _DRAFT_SPLIT.split(text.strip())
     out = []
     for p in parts:
         p = p.strip()
