@@ -5,12 +5,12 @@ Nothing here reads the shipped policy or ../shared data: every threshold a test 
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from tutor.answering.extractive import Draft, parse_sentences
+from tutor.text.sentences import sentence_spans
 from tutor.ingest.chunking import Chunk
 from tutor.testing import HashEmbedder
 from tutor.policy import Policy
@@ -39,19 +39,10 @@ def policy(**values: Any) -> Policy:
     return Policy().with_values(**{**{k: v for k, v in EXPLICIT.items() if k in known}, **values})
 
 
-_SENT = re.compile(r"[^.?!]+[.?!]+|[^.?!]+$")
-
-
 def chunk(cid: str, text: str, *, kind: str = "body", section: str = "10.1 Refraction", page: int = 1,
           chapter: str = "Light", file: str = "light.pdf", klass: str = "10", subject: str = "science") -> Chunk:
-    """A chunk whose sentences (split at . ? !) all sit on `page`."""
-    spans = []
-    for m in _SENT.finditer(text):
-        s, e = m.start(), m.end()
-        while s < e and text[s].isspace():
-            s += 1
-        if s < e:
-            spans.append((s, e, page))
+    """A chunk whose sentences (split as ingestion splits them: tutor.text.sentences) all sit on `page`."""
+    spans = [(s, e, page) for s, e in sentence_spans(text)]
     return Chunk(chunk_id=cid, klass=klass, subject=subject, chapter=chapter, chapter_code=cid.split(":")[0],
                  file=file, page_start=page, page_end=page, section_kind=kind, section=section, text=text,
                  sentences=tuple(spans))
