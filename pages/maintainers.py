@@ -79,7 +79,8 @@ if damaged:
                          help="No earlier intact version is kept" if previous is None else f"Version {previous}"):
                 try:
                     v = store.rollback(key.klass, key.subject)
-                    ss[resources.MAINT_NOTICE] = ("ok", f"Rolled {pres.shelf_label(key.klass, key.subject)} back to version {v}.")
+                    ss[resources.MAINT_NOTICE] = ("ok", f"Rolled {pres.shelf_label(key.klass, key.subject)} back to "
+                                                        f"version {v}.")
                 except TutorError as e:
                     ss[resources.MAINT_NOTICE] = ("error", str(e))
                 st.rerun()
@@ -209,7 +210,8 @@ with tab_shelves:
             st.rerun()
         st.stop()
     st.dataframe(pd.DataFrame([{
-        "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file, "Pages read": f"{c.pages_used} of {c.pages}",
+        "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file, "Pages read": f"{c.pages_used} of "
+                                                                                            f"{c.pages}",
         "Skipped pages": ", ".join(f"{s['page']} ({s['reason']})" for s in c.pages_skipped) or "–",
         "Passages": c.chunks, "Added": c.ingested_at[:16].replace("T", " "),
         "PDF kept": "yes" if c.file in kept else "no", "Flagged sentences": len(c.flagged),

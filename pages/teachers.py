@@ -24,7 +24,8 @@ log = resources.audit_log()
 try:
     raw = log.frame()
 except AuditUnavailable as e:
-    st.error(f"{pres.md(str(e))}. Students still get answers and their questions are kept in a spool file; a maintainer "
+    st.error(f"{pres.md(str(e))}. Students still get answers and their questions are kept in a spool file; a "
+             f"maintainer "
              "can set the damaged database aside on the Maintainers page.", icon=":material/error:")
     st.stop()
 if raw.empty:

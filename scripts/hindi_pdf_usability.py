@@ -147,7 +147,8 @@ def pct(x: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pdfs", nargs="*", type=Path, help="Hindi PDFs (default: every *-hi.pdf under ncert-bilingual)")
-    ap.add_argument("--raw", action="store_true", help="measure plain pypdf text instead of tutor.ingest.pdftext's pages")
+    ap.add_argument("--raw", action="store_true", help="measure plain pypdf text instead of tutor.ingest.pdftext's "
+                                                       "pages")
     ap.add_argument("--ocr", action="store_true", help="also score Tesseract OCR of each page (slow: ~8 s a page)")
     ap.add_argument("--dic", type=Path, default=DEFAULT_DIC, help="Hunspell .dic word list (hunspell-hi)")
     ap.add_argument("--control", type=Path, default=DEFAULT_CONTROL, help="JSONL of clean Hindi questions")
@@ -173,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     control = control_tally(args.control, vocabulary)
     ceiling = control.share("usable") if control and vocabulary is not None else None
 
-    print(f"source: {'plain pypdf' if args.raw else 'tutor.ingest.pdftext.extract_pdf'}; tokens: Devanagari tokens after "
+    print(f"source: {'plain pypdf' if args.raw else 'tutor.ingest.pdftext.extract_pdf'}; tokens: Devanagari tokens "
+          f"after "
           f"normalize_for_matching; vocabulary: {len(vocabulary) if vocabulary else 0} words from {args.dic}")
     if control:
         print(f"control (clean typed Hindi, {args.control.name}): {control.total} tokens, well-formed "

@@ -36,8 +36,9 @@ class Policy:
     rrf_k: int = _f(60, "hybrid: reciprocal rank fusion constant k in 1/(k + rank); larger flattens the ranks", 1, 1000)
     fuzzy_min_similarity: float = _f(0.5, "hybrid: a question word the shelf never uses is read as the shelf word "
                                      "whose character-trigram Jaccard with it is at least this (0 switches it off)", 0, 1)
-    correct_spelling: bool = _f(True, "hybrid: before retrieval and the gate, a misspelt question word (unknown to the shelf, "
-                                "one or two letters from a shelf word within fuzzy_min_similarity) is read as that word")
+    correct_spelling: bool = _f(True, "hybrid: before retrieval and the gate, a misspelt question word (unknown to "
+                                "the shelf, one or two letters from a shelf word within fuzzy_min_similarity) is read "
+                                "as that word")
     # gate: context
     min_context_chars: int = _f(60, "least evidence text (characters) worth answering from", 0, 10_000)
     # gate: confidence bands
@@ -45,8 +46,10 @@ class Policy:
     min_mean_confidence: float = _f(0.35, "mean score of the evidence chunks used", -1, 1)
     evidence_drop: float = _f(0.12, "a chunk is evidence if it scores within this of the best", 0, 2)
     near_miss_margin: float = _f(0.08, "chunks this far below the evidence band are logged as near misses", 0, 2)
-    accept_definitions: bool = _f(True, "a sentence of the evidence that defines the term asked about is enough confidence")
-    unknown_term_penalty: float = _f(0.3, "subtracted per unit of the question's weighted share of terms the shelf never uses", 0, 5)
+    accept_definitions: bool = _f(True, "a sentence of the evidence that defines the term asked about is enough "
+                                        "confidence")
+    unknown_term_penalty: float = _f(0.3, "subtracted per unit of the question's weighted share of terms the shelf "
+                                          "never uses", 0, 5)
     min_term_coverage: float = _f(0.1, "weighted share of the question's terms the evidence must contain", 0, 1)
     # gate: off-topic and wrong shelf
     offtopic_max_score: float = _f(0.3, "below this best score the question is off-topic for the shelf", -1, 1)
@@ -60,13 +63,14 @@ class Policy:
     max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
     # language model (the local and openai answerers, the reranker, the answerability judge)
     llm_max_tokens: int = _f(200, "most tokens the language model may write for one answer", 16, 4096)
-    llm_timeout_s: float = _f(90.0, "seconds the language model has for one answer; past it the question is refused (llm_timeout)", 0.1, 3600)
+    llm_timeout_s: float = _f(90.0, "seconds the language model has for one answer; past it the question is refused "
+                                    "(llm_timeout)", 0.1, 3600)
     llm_context_tokens: int = _f(4096, "context window the local model is loaded with (prompt plus answer, in tokens)", 512, 131072)
     llm_threads: int = _f(0, "CPU threads for the local model (0: one per core)", 0, 256)
     llm_source_chars: int = _f(1500, "characters of each source shown to the language model", 100, 20000)
     rerank: bool = _f(False, "let the language model score the candidate chunks 0-3 (the gate's reranked tier)")
-    rerank_mode: str = _f("per_chunk", "per_chunk: one yes/no call per candidate, relevance 3 x P(yes); batched: one call "
-                          "scoring all 0-3 (the shipped 1.5B model gave every passage 3 that way)",
+    rerank_mode: str = _f("per_chunk", "per_chunk: one yes/no call per candidate, relevance 3 x P(yes); batched: one "
+                          "call scoring all 0-3 (the shipped 1.5B model gave every passage 3 that way)",
                           choices=("per_chunk", "batched"))
     rerank_candidates: int = _f(6, "most candidate chunks the reranker scores", 1, 20)
     rerank_timeout_s: float = _f(45.0, "seconds the reranker has; past it the gate falls back to retrieval scores", 0.1, 3600)
@@ -88,7 +92,8 @@ class Policy:
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
     require_names: bool = _f(True, "proper names in the question must occur in the evidence")
-    require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the answer")
+    require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the "
+                                         "answer")
     # follow-up questions (tutor/retrieval/followup.py)
     resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
                                  "previous answered turn before retrieval; off: every question is judged alone")
@@ -99,17 +104,19 @@ class Policy:
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
     min_window_overlap: float = _f(1.0, "share of a sentence's content words found in one place of the text it cites "
-                                   "(a sentence or two neighbours): a paraphrase may not gather its words across a chunk", 0, 1)
+                                   "(a sentence or two neighbours): a paraphrase may not gather its words across a "
+                                   "chunk", 0, 1)
     min_sentence_similarity: float = _f(0.5, "cosine similarity of a sentence to the chunk it cites", -1, 1)
     min_supported_share: float = _f(1.0, "share of answer sentences that must be supported", 0, 1)
     min_answer_word_share: float = _f(0.8, "share of the answer's content words found in the cited text", 0, 1)
     # scale
-    approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, exact re-scoring) instead of exact search", 1, 10**9)
+    approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, "
+                                               "exact re-scoring) instead of exact search", 1, 10**9)
     # limits: what one student, one upload or one stranger at the sign-in form may cost the server
-    max_question_chars: int = _f(1000, "longest question accepted (characters, after trimming); a longer one is refused "
-                                 "(question_too_long) before any embedding, and the chat box says the limit", 1, 10_000_000)
-    max_passage_chars: int = _f(5000, "longest selected or pasted passage accepted (characters); a longer one is refused "
-                                "(passage_too_long) before any embedding", 1, 1_000_000)
+    max_question_chars: int = _f(1000, "longest question accepted (characters, after trimming); a longer one is "
+                                 "refused (question_too_long) before any embedding, and the chat box says the limit", 1, 10_000_000)
+    max_passage_chars: int = _f(5000, "longest selected or pasted passage accepted (characters); a longer one is "
+                                "refused (passage_too_long) before any embedding", 1, 1_000_000)
     question_time_budget_s: float = _f(120.0, "seconds one question may take; past it the work stops at the next stage "
                                        "and the question is refused (question_timeout)", 0.1, 3600)
     link_domains: str = _f("", "comma-separated web domains (e.g. ncert.nic.in) whose addresses in book text stay "

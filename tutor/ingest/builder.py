@@ -129,7 +129,8 @@ def discover(paths: list[str | Path], klass: str | None = None, subject: str | N
                         k = k or m.group(1)
                         s = s or parts[i + 1]
             if not k or not s:
-                raise IngestError(f"{f}: say --class and --subject, or lay the folder out as class-<class>/<subject>/<file>.pdf")
+                raise IngestError(f"{f}: say --class and --subject, or lay the folder out as "
+                                  f"class-<class>/<subject>/<file>.pdf")
             items.append(IngestItem(f, check_name(k, "class"), check_name(s, "subject")))
     return items
 

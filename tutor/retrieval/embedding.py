@@ -36,7 +36,8 @@ MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 E5_NAME = "multilingual-e5-small"
 # the names `--embedding` accepts, and what each is for
 EMBEDDING_CHOICES = {MINILM_NAME: "English only; the default for English shelves",
-                     E5_NAME: "multilingual (Hindi and English in one space); the default for shelves with Hindi chapters"}
+                     E5_NAME: "multilingual (Hindi and English in one space); the default for shelves with Hindi "
+                              "chapters"}
 PRECISIONS = ("auto", "fp32", "bf16")
 
 

@@ -26,10 +26,12 @@ CATEGORIES = {
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("technical_limitation", re.compile(
         r"\bas an ai\b|\b(?:language|ai) model\b|\bi (?:do not|don'?t) have (?:access|the ability)\b|"
-        r"\b(?:context|token) (?:limit|length|window)\b|\bi(?:'m| am) (?:not able|unable) to (?:access|browse|process)\b|"
+        r"\b(?:context|token) (?:limit|length|window)\b|\bi(?:'m| am) (?:not able|unable) to "
+        r"(?:access|browse|process)\b|"
         r"\bknowledge cut-?off\b", re.I)),
     ("tool_failure", re.compile(
-        r"\b(?:an )?error (?:occurred|has occurred)\b|\bexception\b|\btraceback\b|\bfailed to (?:load|process|retrieve)\b|"
+        r"\b(?:an )?error (?:occurred|has occurred)\b|\bexception\b|\btraceback\b|\bfailed to "
+        r"(?:load|process|retrieve)\b|"
         r"\binternal (?:server )?error\b|\bsomething went wrong\b", re.I)),
     ("ambiguous_question", re.compile(
         r"\b(?:question|it) is (?:ambiguous|unclear|vague)\b|\bcould you (?:clarify|specify|be more specific)\b|"

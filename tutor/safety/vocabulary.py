@@ -10,13 +10,15 @@ import re
 # hedging and filler that a textbook answer never needs, and words that mark an answer as untrustworthy
 FORBIDDEN_PHRASES = (
     r"in general", r"generally speaking", r"typically", r"i believe", r"i think", r"as a best practice",
-    r"based on my (?:understanding|knowledge)", r"you might also consider", r"it is (?:widely|commonly) (?:known|believed)",
+    r"based on my (?:understanding|knowledge)", r"you might also consider", r"it is (?:widely|commonly) "
+                                                                            r"(?:known|believed)",
     r"as an ai", r"in my opinion", r"from my knowledge", r"it'?s worth noting", r"as far as i know",
 )
 UNTRUSTWORTHY_PHRASES = (
     r"i'?m not sure", r"i am not sure", r"not certain", r"maybe", r"perhaps", r"possibly", r"i cannot", r"i can'?t",
     r"i don'?t know", r"i do not know", r"unable to", r"error occurred", r"an error", r"exception", r"as of my",
-    r"not (?:mentioned|provided|given|stated) in the (?:sources|text|context)", r"the (?:sources|context) (?:do|does) not",
+    r"not (?:mentioned|provided|given|stated) in the (?:sources|text|context)", r"the (?:sources|context) (?:do|does) "
+                                                                                r"not",
     r"insufficient information", r"i (?:could|would) guess", r"probably",
 )
 
