@@ -1,6 +1,7 @@
 """The Streamlit entry point: page navigation for students (Ask, Read) and staff (Teachers, Maintainers).
 
-Run with `streamlit run app.py`. Shared resources and drawing helpers live in `ui/` (resources, layout, render, auth, the reader component); each page in `pages/`.
+Run with `streamlit run app.py`. Shared resources and drawing helpers live in `ui/` (resources, layout, render, auth,
+the reader component); each page in `pages/`.
 """
 import streamlit as st
 

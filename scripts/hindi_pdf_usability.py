@@ -3,8 +3,8 @@
 Usage:  .venv/bin/python scripts/hindi_pdf_usability.py [PDF ...] [--raw] [--ocr] [--dic PATH] [--worst N] [--json OUT]
         (default PDFs: ../shared/data/libraries/ncert-bilingual/**/*-hi.pdf)
 
-The measure. Each page's text (as tutor.ingest.pdftext.extract_pdf gives it to the tutor, or plain pypdf with --raw) goes
-through tutor.text.normalize.normalize_for_matching, the form the lexical side matches on, so differences that
+The measure. Each page's text (as tutor.ingest.pdftext.extract_pdf gives it to the tutor, or plain pypdf with --raw)
+goes through tutor.text.normalize.normalize_for_matching, the form the lexical side matches on, so differences that
 normalisation already removes (ZWJ/ZWNJ, nukta encoding, candrabindu, punctuation) are not counted as damage. Every
 whitespace token holding a Devanagari letter is put in the first class that fits:
 
@@ -26,10 +26,10 @@ counts as usable when its relative score is at least --page-threshold (default 0
 --min-tokens Devanagari tokens. Without the word list the script reports the dictionary-free figures only.
 
 The classes, the word list and the OCR come from tutor/ingest/hindi_pdf.py, the same code the ingest uses to keep or
-drop a Hindi page. With --ocr each page is also rendered (pdftoppm, 300 dpi) and read by Tesseract (hin), and the OCR text is scored
-the same way: a check that the measure tells clean Hindi from damaged Hindi on the very same page, and a figure for
-what an OCR fallback would recover (Debian packages poppler-utils, tesseract-ocr, tesseract-ocr-hin; about 8 s a page
-on 2 cores).
+drop a Hindi page. With --ocr each page is also rendered (pdftoppm, 300 dpi) and read by Tesseract (hin), and the OCR
+text is scored the same way: a check that the measure tells clean Hindi from damaged Hindi on the very same page, and a
+figure for what an OCR fallback would recover (Debian packages poppler-utils, tesseract-ocr, tesseract-ocr-hin; about 8
+s a page on 2 cores).
 """
 from __future__ import annotations
 

@@ -4,7 +4,8 @@ Builds the bundled sample library with the real MiniLM embedder in a temporary f
 Streamlit server would (one thread per session), sends two 1 MB questions at once and meanwhile times another
 student's ordinary questions (at least --rounds, and on until the long ones are done). Prints the other student's
 latency alone and under the attack, and what the two long questions got. It measures the tutor's own work, as the
-server's threads share it; Streamlit's drawing of a reply is not included. `--max-question-chars 100000000` lifts the limit, to see the attack as it was.
+server's threads share it; Streamlit's drawing of a reply is not included. `--max-question-chars 100000000` lifts the
+limit, to see the attack as it was.
 
     .venv/bin/python scripts/measure_long_questions.py [--max-question-chars N] [--rounds 5]
 """

@@ -2,8 +2,8 @@
 `python -m tutor eval --answerer local --answers A.jsonl --json E.json`, without calling the model again.
 
 The test only adds a condition to a sentence's support, so a draft that failed the checks still fails; a draft that
-passed keeps passing only if every sentence is still supported by `tutor.safety.checks.sentence_support` under the current
-policy (which now asks for every content word in one place of the text it cites). Prints the
+passed keeps passing only if every sentence is still supported by `tutor.safety.checks.sentence_support` under the
+current policy (which now asks for every content word in one place of the text it cites). Prints the
 eval's figures as they would be under the current policy, and the hand-checked figures when the JSONL carries
 `hand_supported` verdicts.
 

@@ -62,7 +62,8 @@ def make_embedder(kind: str) -> Embedder | None:
 
 def upload_embedder(choice: str, kind: str) -> Embedder | None:
     """The embedder new chapters are ingested with: the test fake when the app runs on it (`kind` hash), None for the
-    automatic choice (an existing shelf keeps its model; a new one gets multilingual for Hindi), else the model named."""
+    automatic choice (an existing shelf keeps its model; a new one gets multilingual for Hindi), else the model
+    named."""
     if kind in ("hash", "test"):
         return make_embedder(kind)
     return None if choice == "auto" else make_embedder(choice)

@@ -78,7 +78,8 @@ class Policy:
     min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk needs", 0, 1)
     judge_chunks: int = _f(2, "evidence chunks the answerability judge reads (one call each, best first)", 1, 10)
     judge_timeout_s: float = _f(30.0, "seconds the judge has; past it the gate's decision stands, noted in diagnostics", 0.1, 3600)
-    # the answerability reader (tutor/reader/model.py, a cross-encoder trained here): reads the best windows of the evidence
+    # the answerability reader (tutor/reader/model.py, a cross-encoder trained here): reads the best windows of the
+    # evidence
     reader: bool = _f(True, "read the best evidence windows with the answerability reader after the gate passed, "
                       "before any answer is written (English questions and evidence)")
     min_reader_probability: float = _f(0.5, "the reader's probability (0-1) that some evidence window answers the "

@@ -344,8 +344,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
 
 
 def planted(chunks: list[Chunk]) -> list[tuple[int, str]]:
-    """Sentences of a chapter addressed to the tutor or the system, or asking for passwords (tutor.answering.prompts), with
-    their pages, once each: the answerer never quotes them, and the maintainers see them at ingest."""
+    """Sentences of a chapter addressed to the tutor or the system, or asking for passwords (tutor.answering.prompts),
+    with their pages, once each: the answerer never quotes them, and the maintainers see them at ingest."""
 
     seen: dict[tuple[int, str], None] = {}
     for c in chunks:

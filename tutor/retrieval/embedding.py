@@ -57,7 +57,8 @@ def embed_queries(embedder: Embedder, texts: list[str]) -> np.ndarray:
 
 
 def embed_passages(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """Vectors for stored chunks: `embed_passages` where the embedder has one (e5 prefixes "passage: "), else `embed`."""
+    """Vectors for stored chunks: `embed_passages` where the embedder has one (e5 prefixes "passage: "), else
+    `embed`."""
     fn = getattr(embedder, "embed_passages", None)
     return fn(texts) if fn is not None else embedder.embed(texts)
 

@@ -115,7 +115,8 @@ def definition_sentence(question: str, candidates: list[Candidate]) -> Candidate
     return None
 
 
-_NUMBER_WORDS = r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|half|dozen|several|many|few)\b"
+_NUMBER_WORDS = (r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
+                 r"hundred|thousand|million|billion|half|dozen|several|many|few)\b")
 _MONTHS = r"January|February|March|April|May|June|July|August|September|October|November|December"
 _ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(r"^(?:how\s+(?:many|much|long|far|old|big|large|high|tall)|what\s+(?:percentage|percent|proportion|"
