@@ -1,0 +1,38 @@
+"""Hinglish (Hindi in Latin letters) told from English by its function words, and read as English for an English
+shelf (tutor/text/hinglish.py)."""
+import pytest
+
+from tutor.text.hinglish import english_reading, is_hinglish
+
+
+@pytest.mark.parametrize("question", [
+    "photosynthesis kya hai", "ohm ka niyam samjhao", "acid aur base me kya antar hai?", "kidney kaise kaam karti hai",
+    "Mahatma Gandhi ne Dandi march kab kiya tha", "rainbow kyon banta hai"])
+def test_hinglish_is_recognised(question):
+    assert is_hinglish(question)
+
+
+@pytest.mark.parametrize("question", [
+    "What is photosynthesis?", "How do plants make food?", "Is ozone a gas?", "Name the kidney's filtering unit.",
+    "Why is the sky blue?", "Who led the Dandi march in 1930?", "Describe the structure of a neuron and its parts.",
+    "What is the difference between an acid and a base?", "ohm", "प्रकाश संश्लेषण क्या है?", "pH क्या है?"])
+def test_english_and_devanagari_questions_are_not_hinglish(question):
+    assert not is_hinglish(question)
+
+
+def test_the_english_reading_leads_with_the_question_word_and_keeps_every_content_word():
+    assert english_reading("redox reaction kya hota hai") == "what is redox reaction"
+    assert english_reading("acid aur base me kya antar hai?") == "what is acid base difference"
+    assert english_reading("rainbow kyon banta hai") == "why rainbow"
+    assert english_reading("ohm ka niyam samjhao") == "explain ohm law"
+    # Hindi content words stay as typed: an English shelf does not know them, so the gate counts them as unknown
+    assert english_reading("aasman neela kyon dikhta hai") == "why aasman neela dikhta"
+    # "kaha" is "said" as often as "where": it is dropped, not glossed
+    assert english_reading("bismarck ko iron chancellor kyu kaha jata hai") == "why bismarck iron chancellor"
+
+
+def test_refusals_come_in_hindi_for_devanagari_and_hinglish_questions_and_in_english_otherwise():
+    from tutor.text.hinglish import reply_language
+
+    assert [reply_language(q) for q in ("ohm ka niyam kya hai", "ओम का नियम क्या है?", "What is Ohm's law?")] == [
+        "hi", "hi", "en"]

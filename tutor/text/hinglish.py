@@ -1,0 +1,107 @@
+"""Hinglish: Hindi typed in Latin letters ("photosynthesis kya hai", "ohm ka niyam samjhao").
+
+Told by its function words, which English never uses ("kya", "hai", "kaise", "mein", "ka"), and read for an English
+shelf as English: the question words glossed ("kya ... hai" -> "what is", "kaise" -> "how", "kyon" -> "why"), the other
+function words dropped, every other word kept as typed ("redox reaction kya hota hai" -> "what is redox reaction").
+Hindi content words ("aasman", "neela") are kept too: an English shelf does not know them, so the gate counts them as
+unknown, as it would any word it cannot read; nothing here guesses their meaning.
+
+The word lists are Hindi grammar (closed classes: pronouns, postpositions, auxiliaries, question words, the verbs of
+a request) in the common spellings, not words taken from any question set.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_share
+
+# question words -> their English reading (the first one found leads the reading)
+_QUESTION_GLOSS = {
+    "kya": "what", "kyaa": "what", "kia": "what",
+    "kaise": "how", "kese": "how", "kaisa": "how", "kaisi": "how",
+    "kyon": "why", "kyun": "why", "kyu": "why", "kyo": "why", "kiyon": "why",
+    "kab": "when",
+    "kahan": "where", "kahaan": "where", "kidhar": "where",  # not "kaha": it is also "said" (kaha jata hai)
+    "kaun": "which", "kon": "which", "kaunsa": "which", "kaunsi": "which", "kaunse": "which", "konsa": "which",
+    "konsi": "which", "kis": "which", "kise": "which", "kisne": "who", "kin": "which", "kinhe": "which",
+    "kitna": "how much", "kitne": "how many", "kitni": "how many",
+}
+# request verbs: the question asks to explain or tell
+_REQUEST = {"batao", "bataiye", "bataye", "btao", "samjhao", "samjhaiye", "samjhaye", "likho", "likhiye", "samjha",
+            "bata", "dijiye", "do"}
+# nouns that frame a question ("difference", "meaning", "examples"), glossed so the English reading keeps them
+_FRAME_GLOSS = {
+    "antar": "difference", "fark": "difference", "farak": "difference", "matlab": "meaning", "arth": "meaning",
+    "udaharan": "examples", "fayde": "advantages", "faayde": "advantages", "labh": "advantages",
+    "nuksan": "disadvantages", "nuksaan": "disadvantages", "karan": "causes", "kaaran": "causes",
+    "prakar": "types", "niyam": "law", "siddhant": "principle", "upyog": "uses", "kaam": "function",
+}
+# function words dropped from the reading: postpositions, pronouns, auxiliaries, conjunctions, particles
+_FUNCTION = frozenset("""
+hai hain h he hota hoti hote hona hone hoga hogi honge tha thi the thee hua hui hue
+ka ki ke ko se me mein mai mei par pe tak liye liya lie wala wali wale vala vali vale
+aur ya ki ke bhi hi to na nahi nahin nhi
+yeh ye yah woh wo vo vah is us in un iska iski iske uska uski uske inka inki inke unka unki unke isse usse inse unse
+isme usme ise use inhe unhe apna apni apne
+karta karti karte karna karne kiya kiye ki kar kare karen karein jata jati jate jana jane gaya gayi gaye gya
+raha rahi rahe sakta sakti sakte diya diye di lagta lagti lagte milta milti milte banta banti bante
+ek koi kuch sab sabhi sabse bahut zyada jyada kam ne andar bare baare kaha kehte kahte
+""".split())
+# words that only Hinglish uses: the tell (English words such as "to", "the", "is", "do" are left out)
+_MARKERS = frozenset(set(_QUESTION_GLOSS) | {
+    "hai", "hain", "hota", "hoti", "hote", "hona", "hoga", "hua", "hui", "hue", "tha", "thi", "ka", "ki", "ke", "ko",
+    "se", "mein", "mai", "mei", "aur", "bhi", "nahi", "nahin", "nhi", "yeh", "woh", "iska", "iski", "iske", "uska",
+    "uski", "uske", "isse", "usse", "karta", "karti", "karte", "karna", "kiya", "kiye", "jata", "jati", "jate",
+    "gaya", "gayi", "gaye", "wala", "wali", "wale", "liye", "sakta", "sakte", "batao", "bataiye", "samjhao",
+    "samjhaiye", "matlab", "antar", "kaam", "banta", "milta",
+})
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+@lru_cache(maxsize=4096)
+def is_hinglish(text: str) -> bool:
+    """Latin-script text whose function words are Hindi: at least two of them, or one in a text of four words or
+    fewer ("photosynthesis kya hai", "ohm ka niyam"). An English question never qualifies: the markers are words
+    English does not use."""
+    if devanagari_share(text) > 0:
+        return False
+    words = _words(text)
+    marked = sum(w in _MARKERS for w in words)
+    return marked >= 2 or (marked == 1 and len(words) <= 4)
+
+
+def english_reading(text: str) -> str:
+    """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
+    frame nouns glossed, the other function words dropped, every other word kept in its order."""
+    words = _words(text)
+    lead = ""
+    kept: list[str] = []
+    for w in words:
+        if w in _QUESTION_GLOSS:
+            gloss = _QUESTION_GLOSS[w]
+            if not lead:
+                lead = gloss
+            elif gloss not in kept and gloss != lead:
+                kept.append(gloss)  # a second question ("... kya hai aur kaise ...") keeps its word in place
+            continue
+        if w in _FRAME_GLOSS:
+            kept.append(_FRAME_GLOSS[w])
+        elif w in _REQUEST:
+            lead = lead or "explain"
+        elif w not in _FUNCTION:
+            kept.append(w)
+    if lead == "what":
+        lead = "what is"
+    return " ".join(([lead] if lead else []) + kept).strip()
+
+
+def reply_language(question: str) -> str:
+    """The language refusals, reasons and notes are written in for this question: Hindi (Devanagari script) for a
+    Devanagari or a Hinglish question, English otherwise. A student who types Hindi in Latin letters reads Hindi;
+    Devanagari is the script the tutor's Hindi messages are written and checked in."""
+    return HINDI if detect_language(question) == HINDI or is_hinglish(question) else ENGLISH
