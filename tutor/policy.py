@@ -32,10 +32,12 @@ class Policy:
                         "trigrams, fused by reciprocal rank); every candidate's score is its cosine either way",
                         choices=("hybrid", "dense"))
     dense_depth: int = _f(30, "hybrid: chunks taken from the dense (cosine) ranking before fusion", 1, 1000)
-    lexical_depth: int = _f(30, "hybrid: chunks taken from each of the BM25 and trigram rankings before fusion", 0, 1000)
+    lexical_depth: int = _f(30, "hybrid: chunks taken from each of the BM25 and trigram rankings before "
+                                "fusion", 0, 1000)
     rrf_k: int = _f(60, "hybrid: reciprocal rank fusion constant k in 1/(k + rank); larger flattens the ranks", 1, 1000)
     fuzzy_min_similarity: float = _f(0.5, "hybrid: a question word the shelf never uses is read as the shelf word "
-                                     "whose character-trigram Jaccard with it is at least this (0 switches it off)", 0, 1)
+                                     "whose character-trigram Jaccard with it is at least this (0 switches it "
+                                     "off)", 0, 1)
     correct_spelling: bool = _f(True, "hybrid: before retrieval and the gate, a misspelt question word (unknown to "
                                 "the shelf, one or two letters from a shelf word within fuzzy_min_similarity) is read "
                                 "as that word")
@@ -65,7 +67,8 @@ class Policy:
     llm_max_tokens: int = _f(200, "most tokens the language model may write for one answer", 16, 4096)
     llm_timeout_s: float = _f(90.0, "seconds the language model has for one answer; past it the question is refused "
                                     "(llm_timeout)", 0.1, 3600)
-    llm_context_tokens: int = _f(4096, "context window the local model is loaded with (prompt plus answer, in tokens)", 512, 131072)
+    llm_context_tokens: int = _f(4096, "context window the local model is loaded with (prompt plus answer, in "
+                                       "tokens)", 512, 131072)
     llm_threads: int = _f(0, "CPU threads for the local model (0: one per core)", 0, 256)
     llm_source_chars: int = _f(1500, "characters of each source shown to the language model", 100, 20000)
     rerank: bool = _f(False, "let the language model score the candidate chunks 0-3 (the gate's reranked tier)")
@@ -73,11 +76,14 @@ class Policy:
                           "call scoring all 0-3 (the shipped 1.5B model gave every passage 3 that way)",
                           choices=("per_chunk", "batched"))
     rerank_candidates: int = _f(6, "most candidate chunks the reranker scores", 1, 20)
-    rerank_timeout_s: float = _f(45.0, "seconds the reranker has; past it the gate falls back to retrieval scores", 0.1, 3600)
+    rerank_timeout_s: float = _f(45.0, "seconds the reranker has; past it the gate falls back to retrieval "
+                                       "scores", 0.1, 3600)
     judge: bool = _f(False, "ask the language model whether the best evidence states the answer, before answering")
-    min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk needs", 0, 1)
+    min_answerable_probability: float = _f(0.5, "the judge's probability of yes (0-1) the best evidence chunk "
+                                                "needs", 0, 1)
     judge_chunks: int = _f(2, "evidence chunks the answerability judge reads (one call each, best first)", 1, 10)
-    judge_timeout_s: float = _f(30.0, "seconds the judge has; past it the gate's decision stands, noted in diagnostics", 0.1, 3600)
+    judge_timeout_s: float = _f(30.0, "seconds the judge has; past it the gate's decision stands, noted in "
+                                      "diagnostics", 0.1, 3600)
     # the answerability reader (tutor/reader/model.py, a cross-encoder trained here): reads the best windows of the
     # evidence
     reader: bool = _f(True, "read the best evidence windows with the answerability reader after the gate passed, "
@@ -115,16 +121,20 @@ class Policy:
                                                "exact re-scoring) instead of exact search", 1, 10**9)
     # limits: what one student, one upload or one stranger at the sign-in form may cost the server
     max_question_chars: int = _f(1000, "longest question accepted (characters, after trimming); a longer one is "
-                                 "refused (question_too_long) before any embedding, and the chat box says the limit", 1, 10_000_000)
+                                 "refused (question_too_long) before any embedding, and the chat box says the "
+                                 "limit", 1, 10_000_000)
     max_passage_chars: int = _f(5000, "longest selected or pasted passage accepted (characters); a longer one is "
                                 "refused (passage_too_long) before any embedding", 1, 1_000_000)
     question_time_budget_s: float = _f(120.0, "seconds one question may take; past it the work stops at the next stage "
                                        "and the question is refused (question_timeout)", 0.1, 3600)
     link_domains: str = _f("", "comma-separated web domains (e.g. ncert.nic.in) whose addresses in book text stay "
                            "clickable; any other address in quoted text or questions is shown as plain text")
-    login_free_failures: int = _f(3, "wrong staff passwords allowed (per session and per client) before a delay", 0, 1000)
-    login_delay_s: float = _f(2.0, "delay after the first failure past the free ones; it doubles with each further one", 0, 3600)
-    login_max_failures: int = _f(10, "wrong staff passwords (per session or per client) that lock the sign-in", 1, 100_000)
+    login_free_failures: int = _f(3, "wrong staff passwords allowed (per session and per client) before a "
+                                     "delay", 0, 1000)
+    login_delay_s: float = _f(2.0, "delay after the first failure past the free ones; it doubles with each further "
+                                   "one", 0, 3600)
+    login_max_failures: int = _f(10, "wrong staff passwords (per session or per client) that lock the "
+                                     "sign-in", 1, 100_000)
     login_lockout_s: float = _f(900.0, "seconds the sign-in stays locked after login_max_failures", 1, 86_400)
     max_pdf_pages: int = _f(400, "most pages a chapter PDF may have (too_many_pages)", 1, 100_000)
     max_pdf_mb: float = _f(50.0, "largest chapter PDF accepted, in megabytes (too_large)", 0.001, 10_000)
