@@ -30,9 +30,9 @@ if not turns and not question:
     with st.container(border=True):
         st.markdown(f"#### :material/auto_stories: {pres.shelf_label(shelf.klass, shelf.subject)}")
         if chapters:
-            st.markdown("This shelf has " + ", ".join(
-                (f"Chapter {c.chapter_number}: *{pres.md(c.chapter)}*" if c.chapter_number else f"*{pres.md(c.chapter)}*")
-                for c in chapters) + ".")
+            names = [(f"Chapter {c.chapter_number}: " if c.chapter_number else "") + f"*{pres.md(c.chapter)}*"
+                     for c in chapters]
+            st.markdown("This shelf has " + ", ".join(names) + ".")
         st.caption("Ask about something in these chapters, for example a term, a process or an example from the text. "
                    "To ask about one paragraph only, open it on the Read page and select it.")
 

@@ -29,7 +29,10 @@ kind = embedder_kind()  # "hash" when the app runs on the test fake
 
 if ss.get(resources.MAINT_NOTICE):
     kind, text = ss.pop(resources.MAINT_NOTICE)
-    (st.success if kind == "ok" else st.error)(text, icon=":material/check_circle:" if kind == "ok" else ":material/error:")
+    if kind == "ok":
+        st.success(text, icon=":material/check_circle:")
+    else:
+        st.error(text, icon=":material/error:")
 
 render.audit_health_panel(resources.audit_log())
 
@@ -48,8 +51,9 @@ def rebuild(key) -> None:
     with st.status("Rebuilding the shelf…", expanded=True):
         bar = st.progress(0.0, text="Starting…")
         try:
-            result = uploads.rebuild_shelf(store, shelf_embedder(store, key.klass, key.subject, kind), key.klass, key.subject,
-                                   progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
+            result = uploads.rebuild_shelf(
+                store, shelf_embedder(store, key.klass, key.subject, kind), key.klass, key.subject,
+                progress=lambda p: bar.progress(uploads.progress_fraction(p), text=uploads.progress_text(p)))
             msg = (f"Rebuilt {pres.shelf_label(key.klass, key.subject)}: {len(result.reingested)} chapter(s) re-read, "
                    f"{len(result.carried)} carried over, {result.chunks} passages.")
             if result.refused:

@@ -70,8 +70,8 @@ with text_col:
         picked = reader.reader_view(pages.get(page, []), page=page, chapter=titles[entry.file], label=f"Page {page}",
                                 highlight=here["text"] if here else "", key="reader_page_view")
         if picked and (not here or picked != here["text"]):
-            ss[resources.READER_SELECTION] = {"text": picked, "chapter": entry.chapter, "file": entry.file, "page": page,
-                                       "klass": shelf.klass, "subject": shelf.subject}
+            ss[resources.READER_SELECTION] = {"text": picked, "chapter": entry.chapter, "file": entry.file,
+                                              "page": page, "klass": shelf.klass, "subject": shelf.subject}
             st.rerun()  # draw the page again with the passage marked
     with st.expander("Can't select with the mouse? Paste the passage instead", icon=":material/content_paste:"):
         pasted = st.text_area("Passage from this page", key="reader_paste", height=120,

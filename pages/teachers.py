@@ -96,7 +96,8 @@ with tab_questions:
                 st.caption(f"{pres.shelf_label(ans.klass, ans.subject)} · {pres.MODE_LABELS.get(ans.mode, ans.mode)} · "
                            f"asked {labels[int(chosen)].split(' · ')[1]}")
                 if detail.get("selected_text"):
-                    st.markdown("**Passage the student selected:**\n\n> " + pres.md(pres.clip(detail["selected_text"], 400)))
+                    passage = pres.md(pres.clip(detail["selected_text"], 400))
+                    st.markdown("**Passage the student selected:**\n\n> " + passage)
                 st.markdown("**What the student saw:**")
                 render.render_answer(ans, key=f"t_{chosen}", diagnostics_expanded=True, staff=True)
 
@@ -113,7 +114,8 @@ with tab_trends:
                                                           tickCount={"interval": "day" if unit == "day" else "hour",
                                                                      "step": 1 if unit == "day" else 3})),
             y=alt.Y("rate:Q", title="Refused", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-            tooltip=[alt.Tooltip("period:T", title=unit.capitalize(), format=f"%d %b %Y {'' if unit == 'day' else '%H:%M'}"),
+            tooltip=[alt.Tooltip("period:T", title=unit.capitalize(),
+                                 format="%d %b %Y" if unit == "day" else "%d %b %Y %H:%M"),
                      alt.Tooltip("questions:Q", title="Questions"), alt.Tooltip("refused:Q", title="Refused"),
                      alt.Tooltip("rate:Q", title="Rate", format=".0%")],
         )

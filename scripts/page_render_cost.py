@@ -1,7 +1,8 @@
 """What showing the book as printed costs: render time per page, the disk cache for a whole library, and the time an
 answer's page images add to it.
 
-    python scripts/page_render_cost.py ../shared/data/libraries/ncert --questions ../shared/data/questions/ncert-class10.jsonl
+    python scripts/page_render_cost.py ../shared/data/libraries/ncert \\
+        --questions ../shared/data/questions/ncert-class10.jsonl
 
 1. Every page of every PDF under the folder is rendered once into an empty cache (cold), timed page by page.
 2. The cache's files and bytes are counted.

@@ -56,8 +56,9 @@ def main(argv: list[str]) -> int:
         "answered": sum(answered.values()),
         "drafts": len(drafts),
         "drafts_refused_by_the_one_place_test": newly_refused,
-        "hallucination_rate_checked": rate(sum(answered[r["id"]] and any(s["supported"] is False for s in r["sentences"])
-                                               for r in drafts), len(drafts)),
+        "hallucination_rate_checked": rate(
+            sum(answered[r["id"]] and any(s["supported"] is False for s in r["sentences"]) for r in drafts),
+            len(drafts)),
     }
     if len(argv) > 2:  # hand verdicts: drafts shown to the student that hold a sentence a person found unsupported
         hand = [json.loads(line) for line in Path(argv[2]).read_text().splitlines()]

@@ -45,7 +45,8 @@ class LLM(Protocol):
 
     name: str
 
-    def chat(self, messages: list[Message], max_tokens: int, timeout_s: float, on_token: OnToken | None = None) -> str: ...
+    def chat(self, messages: list[Message], max_tokens: int, timeout_s: float,
+             on_token: OnToken | None = None) -> str: ...
 
     def yes_probability(self, messages: list[Message], timeout_s: float) -> float: ...
 

@@ -93,7 +93,8 @@ def openai_settings(secrets: Mapping[str, Any] | None = None, env: Mapping[str, 
     merged = dict(os.environ if env is None else env)
     if secrets:
         section = secrets.get("llm") or {}
-        for key, name in (("base_url", "TUTOR_LLM_BASE_URL"), ("model", "TUTOR_LLM_MODEL"), ("api_key", "TUTOR_LLM_API_KEY")):
+        names = (("base_url", "TUTOR_LLM_BASE_URL"), ("model", "TUTOR_LLM_MODEL"), ("api_key", "TUTOR_LLM_API_KEY"))
+        for key, name in names:
             value = section.get(key) if hasattr(section, "get") else None
             value = value or secrets.get(name)
             if value:
@@ -127,7 +128,8 @@ def make_answerer(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[st
 def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Everything a Tutor takes from the policy: the answerer, the answerability reader (tutor/reader/model.py) and,
     when switched on, the LLM reranker (the gate's reranked tier) and the answerability judge. They share one model;
-    with the extractive answerer, the reranker and the judge use the local model. Pass the result as keyword arguments: `Tutor(library, policy, **parts)`."""
+    with the extractive answerer, the reranker and the judge use the local model. Pass the result as keyword
+    arguments: `Tutor(library, policy, **parts)`."""
     parts: dict[str, Any] = {"answerer": make_answerer(policy, llm, secrets=secrets)}
     if policy.reader:
         from tutor.reader.model import shared_reader

@@ -244,9 +244,11 @@ class AuditLog:
         )
         return tuple(valid_text(v) if isinstance(v, str) else v for v in row)
 
-    def rows(self, since: float | None = None, until: float | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    def rows(self, since: float | None = None, until: float | None = None,
+             limit: int | None = None) -> list[dict[str, Any]]:
         """Rows without the full JSON, newest first."""
-        sql = "SELECT id, ts, question, class, subject, mode, decision, reason, message, confidence, answer, answerer," \
+        sql = "SELECT id, ts, question, class, subject, mode, decision, reason, message, confidence, answer," \
+              " answerer," \
               " llm_called, decided_by, best_score, nearest_chapter, nearest_section, failed_checks, total_ms, error," \
               " resolved_question" \
               " FROM questions WHERE 1=1"
@@ -269,10 +271,10 @@ class AuditLog:
 
         df = pd.DataFrame(self.rows(**kw))
         if df.empty:
-            df = pd.DataFrame(columns=["id", "ts", "question", "class", "subject", "mode", "decision", "reason", "message",
-                                       "confidence", "answer", "answerer", "llm_called", "decided_by", "best_score",
-                                       "nearest_chapter", "nearest_section", "failed_checks", "total_ms", "error",
-                                       "resolved_question"])
+            df = pd.DataFrame(columns=["id", "ts", "question", "class", "subject", "mode", "decision", "reason",
+                                       "message", "confidence", "answer", "answerer", "llm_called", "decided_by",
+                                       "best_score", "nearest_chapter", "nearest_section", "failed_checks", "total_ms",
+                                       "error", "resolved_question"])
         df["time"] = pd.to_datetime(df["ts"].astype(float), unit="s")
         return df
 

@@ -152,7 +152,8 @@ def _chunks_for(item: IngestItem, pdf: ExtractedPdf, max_words: int) -> tuple[Ch
     info = detect_chapter(pdf.pages, stem, pdf.headers)
     if item.chapter:
         info = ChapterInfo(title=item.chapter, code=info.code, number=info.number)
-    chunks = chunk_pages(pdf.pages, klass=item.klass, subject=item.subject, file=item.file, chapter=info, max_words=max_words)
+    chunks = chunk_pages(pdf.pages, klass=item.klass, subject=item.subject, file=item.file, chapter=info,
+                         max_words=max_words)
     return info, mark_question_lists(chunks)
 
 
@@ -264,7 +265,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         digest = (digests or {}).get(str(it.path)) or sha256_file(it.path)
         known = manifest.chapters.get(it.file) if manifest else None
         if _is_current(it, digest, manifest):
-            report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used, known.chunks))
+            report.files.append(FileReport(it.file, key, "unchanged", known.chapter, known.pages, known.pages_used,
+                                           known.chunks))
             if not known.source:  # same file, same chunks: only its place is new (for the page as printed)
                 known.source, unplaced = str(Path(it.path).resolve()), True
             continue
@@ -288,7 +290,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     pre = pre or {}
     missing = [it for it, digest in todo if (str(it.path), digest) not in pre]
     n_workers = workers if workers is not None else min(len(missing), os.cpu_count() or 1, 4)
-    fresh = dict(zip((str(it.path) for it in missing), _run_extract(missing, n_workers, ocr, limits))) if missing else {}
+    extracted = _run_extract(missing, n_workers, ocr, limits) if missing else []
+    fresh = dict(zip((str(it.path) for it in missing), extracted))
     results = [pre.get((str(it.path), digest)) or fresh[str(it.path)] for it, digest in todo]
     for n, ((it, digest), res) in enumerate(zip(todo, results)):
         emit(Progress("extract", n + 1, len(todo), it.file))
@@ -311,8 +314,8 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
             source=str(Path(it.path).resolve()),
         )
         status = "replaced" if manifest and it.file in manifest.chapters else "added"
-        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks), skipped,
-                                       res.notes, flagged=flagged))
+        report.files.append(FileReport(it.file, key, status, info.title, res.n_pages, len(res.pages), len(chunks),
+                                       skipped, res.notes, flagged=flagged))
     if not new_chunks:
         return
 

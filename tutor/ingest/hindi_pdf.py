@@ -10,7 +10,8 @@ The measure: Devanagari tokens (after `normalize_for_matching`) that are well-fo
 Hindi Hunspell word list (Debian `hunspell-hi`, about 16,000 forms), as a share of all Devanagari tokens. Clean
 typed Hindi (tests/data/hindi-questions.jsonl) scores about 0.87 (the list misses inflections and technical words);
 the NCERT Hindi text layer about 0.30 (0.50 after `repair`); Tesseract's reading of the same pages more. Without the
-word list only the syllable grammar is checked (`well_formed`), which cannot see "कदे" for के, so the threshold then reads that.
+word list only the syllable grammar is checked (`well_formed`), which cannot see "कदे" for के, so the threshold then
+reads that.
 """
 from __future__ import annotations
 

@@ -79,7 +79,8 @@ def join_letter_spaced(line: str) -> str:
     out = []
     for seg in segments:
         tokens = seg.split(" ")
-        if len(tokens) >= 3 and all(len(t) <= 2 for t in tokens) and sum(len(t) == 1 for t in tokens) >= len(tokens) * 0.6:
+        singles = sum(len(t) == 1 for t in tokens)
+        if len(tokens) >= 3 and all(len(t) <= 2 for t in tokens) and singles >= len(tokens) * 0.6:
             out.append("".join(tokens))
         elif seg.isspace():
             out.append(" ")
@@ -222,7 +223,8 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
             lines = lines[:-1]
         while lines and re.fullmatch(r"\d{1,4}", lines[0]):
             lines = lines[1:]
-        kept = [ln for i, ln in enumerate(lines) if not ((i < 2 or i >= len(lines) - 2) and re.sub(r"\d+", "#", ln) in running)]
+        kept = [ln for i, ln in enumerate(lines)
+                if not ((i < 2 or i >= len(lines) - 2) and re.sub(r"\d+", "#", ln) in running)]
         pages.append("\n".join(kept))
     # pieces of words broken at a line end are not words of the document: leave them out of the vocabulary
     plain = _vocabulary(_HYPHEN_BREAK.sub(" ", "\n".join(pages)))
@@ -322,7 +324,8 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
         if n_moji:
             result.notes.append(f"page {page}: {n_moji} line(s) in a legacy (non-Unicode) font dropped as unreadable")
         if _alpha_chars(text) < 20:
-            skipped.append(SkippedPage(page, f"page {page} has no usable text" + (" (legacy-font lines only)" if n_moji else "")))
+            why = f"page {page} has no usable text" + (" (legacy-font lines only)" if n_moji else "")
+            skipped.append(SkippedPage(page, why))
             continue
         result.pages.append(PageText(page, text))
     skipped.sort(key=lambda s: s.page)

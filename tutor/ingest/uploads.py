@@ -212,15 +212,16 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
 
 def progress_fraction(p: Progress) -> float:
     """One bar for a whole ingest: hashing 0–10 %, extraction 10–45 %, embedding 45–90 %, writing 90–100 %."""
-    span = {"hash": (0.0, 0.10), "extract": (0.10, 0.45), "embed": (0.45, 0.90), "write": (0.90, 1.0), "done": (1.0, 1.0)}
+    span = {"hash": (0.0, 0.10), "extract": (0.10, 0.45), "embed": (0.45, 0.90), "write": (0.90, 1.0),
+            "done": (1.0, 1.0)}
     lo, hi = span.get(p.stage, (0.0, 1.0))
     frac = (p.done / p.total) if p.total else 1.0
     return max(0.0, min(1.0, lo + (hi - lo) * frac))
 
 
 def progress_text(p: Progress) -> str:
-    words = {"hash": "Checking", "extract": "Reading the text of", "embed": "Indexing passages", "write": "Saving the shelf",
-             "done": "Finished"}
+    words = {"hash": "Checking", "extract": "Reading the text of", "embed": "Indexing passages",
+             "write": "Saving the shelf", "done": "Finished"}
     head = words.get(p.stage, p.stage)
     if p.stage == "embed":
         return f"{head}: {p.done} of {p.total}"

@@ -42,7 +42,8 @@ _ELLIPSIS = re.compile(r"^\s*(?:and|but|what about|how about|also|then)\b[\s,]*"
 _PREP_PHRASE = re.compile(r"^(?:in|on|for|of|at|to|from|with|during|after|before|by)\s+\S", re.I)
 MAX_OWN_TOPIC_WORDS = 1  # a follow-up names at most this many topic words of its own ("And in plants?")
 MAX_STRONG_EXTRA = 2  # ... and this many more beside "its"/"their" or a pronoun subject ("its price in India")
-_AUX = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should", "has", "have", "had"}
+_AUX = {"is", "are", "was", "were", "do", "does", "did", "can", "could", "will", "would", "should", "has", "have",
+        "had"}
 
 
 @dataclass(frozen=True)

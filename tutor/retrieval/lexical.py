@@ -179,7 +179,8 @@ class LexicalIndex:
         df = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(vocab)).astype(np.float32)
         self.idf = np.log1p((n_in - df + 0.5) / (df + 0.5)).astype(np.float32)  # Lucene's, never negative
         dl = lengths[np.asarray(cols, dtype=np.int64)] if cols else np.zeros(0, dtype=np.float32)
-        w = self.idf[np.asarray(rows, dtype=np.int64)] * tf * (BM25_K1 + 1) / (tf + BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl))
+        norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl)
+        w = self.idf[np.asarray(rows, dtype=np.int64)] * tf * (BM25_K1 + 1) / norm
         self.bm25_matrix = sparse.csr_matrix((w, (rows, cols)), shape=(len(vocab), n), dtype=np.float32)
         # chunk trigram TF-IDF, rows l2-normalised: the trigram score is a cosine in [0, 1]
         tri = sparse.csr_matrix((t_vals, (t_rows, t_cols)), shape=(n, len(tri_vocab)), dtype=np.float32)
@@ -273,7 +274,8 @@ class LexicalIndex:
                 out.append(token)
                 continue
             fixes.append(match)
-            out.append(token[:lead] + match.match + token[len(token) - trail :] if trail else token[:lead] + match.match)
+            tail = token[len(token) - trail :] if trail else ""
+            out.append(token[:lead] + match.match + tail)
         return " ".join(out), fixes
 
     # ------------------------------------------------------------------ retrievers
@@ -294,8 +296,8 @@ class LexicalIndex:
         ids = [self.tri_vocab[g] for g in counts if g in self.tri_vocab]
         if not ids:
             return np.zeros(self.n_docs, dtype=np.float32)
-        q = np.asarray([(1.0 + math.log(counts[g])) * self.tri_idf[self.tri_vocab[g]] for g in counts if g in self.tri_vocab],
-                       dtype=np.float32)
+        q = np.asarray([(1.0 + math.log(counts[g])) * self.tri_idf[self.tri_vocab[g]]
+                        for g in counts if g in self.tri_vocab], dtype=np.float32)
         # trigrams the shelf never uses still lengthen the question vector (idf of a trigram in no chunk), so the
         # score stays a true cosine and a garbled question scores lower everywhere
         unseen_idf = math.log((self.n_indexed + 1) / 0.5)

@@ -49,7 +49,8 @@ class GatePostprocessor(BaseNodePostprocessor):
         hits = [node_to_hit(n, i) for i, n in enumerate(sorted(nodes, key=lambda n: -(n.score or 0.0)))]
         return decide(query, hits, self.policy, self.stats if isinstance(self.stats, TermStats) else TermStats([]))
 
-    def _postprocess_nodes(self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+    def _postprocess_nodes(self, nodes: list[NodeWithScore],
+                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
         if query_bundle is None:
             raise ValueError("the gate needs the question (query_bundle)")
         decision = self.decide(nodes, query_bundle.query_str)

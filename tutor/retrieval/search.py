@@ -99,7 +99,8 @@ class Library:
         shelf = self.shelf(klass, subject)
         return shelf.search(self.embed_query(question, shelf), k)
 
-    def retrieve(self, question: str, shelf: Shelf, query_vec: np.ndarray, policy, retriever: str | None = None) -> list[Hit]:
+    def retrieve(self, question: str, shelf: Shelf, query_vec: np.ndarray, policy,
+                 retriever: str | None = None) -> list[Hit]:
         """The policy's top_k candidates of one shelf for the question, by the policy's retriever (or `retriever`):
         "dense" (cosine order), "hybrid" (dense + BM25 + trigram, fused by RRF), "bm25" or "trigram" alone.
         Every hit's `score` is its exact cosine either way, so the gate reads the same scale."""
@@ -122,7 +123,8 @@ class Library:
                 shelf = self.shelf(key.klass, key.subject)
             except ShelfDamaged:  # a damaged shelf is left out; it never stops a question on another shelf
                 continue
-            vec = query_vec if query_vec is not None and self.embedder_for(shelf) is self._embedder else self.embed_query(question, shelf)
+            shared = query_vec is not None and self.embedder_for(shelf) is self._embedder
+            vec = query_vec if shared else self.embed_query(question, shelf)
             hits = [h for h in shelf.search(vec, k) if h.chunk.is_evidence or not evidence_only]
             out.append(ShelfScore(key, hits[0].score if hits else -1.0))
         return sorted(out, key=lambda s: -s.best)

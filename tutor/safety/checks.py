@@ -134,12 +134,13 @@ def check_grounding(
                for i, (ok, overlap, sim) in enumerate(verdicts)]
     share = supported / len(sentences) if sentences else 0.0
     all_terms = [t for s in sentences for t in content_terms(s.text)]
-    cited_all = set().union(*(term_set(by_n[n].text) for s in sentences for n in s.citations if n in by_n)) if sentences else set()
+    cited_all = set().union(*(term_set(by_n[n].text) for s in sentences for n in s.citations if n in by_n))
     word_share = sum(t in cited_all for t in all_terms) / len(all_terms) if all_terms else 0.0
     return [
-        Check("grounding", ANSWER, (share >= policy.min_supported_share and bool(sentences)) or vacuous, round(share, 4),
-              policy.min_supported_share, "; ".join(details) or "no sentences", Reason.LOW_GROUNDING),
-        Check("answer_word_share", ANSWER, (word_share >= policy.min_answer_word_share and bool(sentences)) or vacuous, round(word_share, 4),
+        Check("grounding", ANSWER, (share >= policy.min_supported_share and bool(sentences)) or vacuous,
+              round(share, 4), policy.min_supported_share, "; ".join(details) or "no sentences", Reason.LOW_GROUNDING),
+        Check("answer_word_share", ANSWER,
+              (word_share >= policy.min_answer_word_share and bool(sentences)) or vacuous, round(word_share, 4),
               policy.min_answer_word_share, "share of the answer's content words found in the cited text",
               Reason.LOW_GROUNDING),
     ]

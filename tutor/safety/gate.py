@@ -138,7 +138,8 @@ _HINDI_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
     (re.compile(r"(?<![\u0900-\u097f])कब(?![\u0900-\u097f])|किस\s+(?:वर्ष|साल|सदी|शताब्दी|महीने)"),
      re.compile(r"\d|वर्ष|सदी|शताब्दी|पहले|बाद|दौरान|तक")),
 ]
-_HINDI_FACTOID = re.compile(r"कितन[ाेी]|(?<![\u0900-\u097f])(?:कब|कौन|कौनसा|कौनसी|कौनसे|किस|किसे|किन|कहां|कहाँ)(?![\u0900-\u097f])")
+_HINDI_FACTOID = re.compile(r"कितन[ाेी]|(?<![\u0900-\u097f])"
+                            r"(?:कब|कौन|कौनसा|कौनसी|कौनसे|किस|किसे|किन|कहां|कहाँ)(?![\u0900-\u097f])")
 _HINDI_EXPLAIN = re.compile(r"क्यों|कैसे|समझाइए|वर्णन|व्याख्या|कारण")
 
 
@@ -153,8 +154,8 @@ def answer_type(question: str) -> re.Pattern[str] | None:
     return None
 
 
-_FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b(?!.*\b(?:why|reasons?|explain)\b)",
-                      re.I)
+_FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b"
+                      r"(?!.*\b(?:why|reasons?|explain)\b)", re.I)
 
 
 def is_factoid(question: str) -> bool:
@@ -164,7 +165,8 @@ def is_factoid(question: str) -> bool:
     if detect_language(q) == "hi":
         return bool(_HINDI_FACTOID.search(q)) and not _HINDI_EXPLAIN.search(q) and q.count("?") <= 1
     return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
-_DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b|\bis the (?:process|property)\b", re.I)
+_DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b"
+                      r"|\bis the (?:process|property)\b", re.I)
 _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
 
 
@@ -173,7 +175,8 @@ def _rank_score(sentence: str, coverage: float, retrieval: float) -> float:
     break ties (a definition beats a caption or an instruction to do an activity)."""
     words = len(sentence.split())
     return (coverage + 0.25 * retrieval + (0.08 if _DEFINES.search(sentence) else 0.0)
-            - (0.12 if _NOT_PROSE.match(sentence) else 0.0) - (0.05 if words < 8 else 0.0) - (0.05 if words > 60 else 0.0))
+            - (0.12 if _NOT_PROSE.match(sentence) else 0.0) - (0.05 if words < 8 else 0.0)
+            - (0.05 if words > 60 else 0.0))
 
 
 def _confidence(adjusted: float, policy: Policy) -> float:
@@ -209,8 +212,9 @@ def decide(
     if usable:  # hybrid hits come in fused order: confidence reads the best cosine among them, as dense order gave it
         best = usable[0].score if rerank is not None else max(h.score for h in usable)
     if rerank is not None:
-        evidence = [h for h in usable if rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score][: policy.max_evidence]
-        near = [h for h in usable if h not in evidence and rerank.get(h.chunk.chunk_id, 0.0) >= policy.min_rerank_score - 1]
+        relevance = {h.chunk.chunk_id: rerank.get(h.chunk.chunk_id, 0.0) for h in usable}
+        evidence = [h for h in usable if relevance[h.chunk.chunk_id] >= policy.min_rerank_score][: policy.max_evidence]
+        near = [h for h in usable if h not in evidence and relevance[h.chunk.chunk_id] >= policy.min_rerank_score - 1]
     else:
         band = best - policy.evidence_drop
         in_band = [h for h in usable if h.score >= band]
@@ -273,7 +277,8 @@ def decide(
                             "top-1 over top-2 score (different sections)", Reason.NO_CLEAR_WINNER))
 
     if definition is not None:  # the defining sentence leads the answer
-        candidates = [c for c in candidates if c.text == definition.text][:1] + [c for c in candidates if c.text != definition.text]
+        candidates = ([c for c in candidates if c.text == definition.text][:1]
+                      + [c for c in candidates if c.text != definition.text])
     top_cand = max(candidates, key=lambda c: c.coverage) if candidates else None
     # not measured across languages (no shared words): 1.0, as term_coverage is without weights
     sentence_coverage = (top_cand.coverage if top_cand else 0.0) if lexical else 1.0

@@ -169,7 +169,8 @@ class PageRenderer:
         os.replace(tmp, path)
         return data, False
 
-    def sentence_boxes(self, pdf: Path, page: int, sentences: list[str]) -> dict[str, list[tuple[float, float, float, float]]]:
+    def sentence_boxes(self, pdf: Path, page: int,
+                       sentences: list[str]) -> dict[str, list[tuple[float, float, float, float]]]:
         """For each sentence found on the page, its rectangles in pixels of this renderer's images."""
         def boxes(p):
             if p.get_rotation() % 360:  # rotated pages would need the boxes turned too: not marked rather than wrong

@@ -8,7 +8,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\.e|e\.g|etc|Prof|approx|Sec|Ch)\.|\b[A-Z]\.)$")
+_ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\.e|e\.g|etc|Prof|approx|Sec|Ch)\."
+                         r"|\b[A-Z]\.)$")
 
 
 @lru_cache(maxsize=1)
