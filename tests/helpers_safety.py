@@ -11,11 +11,12 @@ from typing import Any
 
 from tutor.answering.extractive import Draft, parse_sentences
 from tutor.text.sentences import sentence_spans
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk
 from tutor.testing import HashEmbedder
 from tutor.policy import Policy
 from tutor.types import Check, Source
-from tutor.store.shelf import Hit, Manifest, ShelfStore
+from tutor.store.shelf import Manifest, ShelfStore
+from tutor.types import Hit
 
 EMB = HashEmbedder()
 

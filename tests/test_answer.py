@@ -9,7 +9,7 @@ import pytest
 from helpers_safety import LIGHT, chunk, hits, policy, source
 
 from tutor.answering.extractive import ExtractiveAnswerer, parse_sentences
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk
 from tutor.safety.gate import decide
 from tutor.types import AnswerSentence
 from tutor.text.terms import TermStats

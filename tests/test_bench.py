@@ -145,7 +145,7 @@ def test_approximate_search_scores_are_exact_cosines_best_first():
 
 
 def test_a_shelf_written_with_auto_above_the_threshold_searches_approximately_with_exact_scores(tmp_path, monkeypatch):
-    from tutor.ingest.chunking import Chunk
+    from tutor.types import Chunk
     from tutor.store.shelf import Manifest, ShelfStore
     from tutor.testing import HashEmbedder
 

@@ -13,13 +13,13 @@ from tutor.ingest.chunking import (
     EXERCISE,
     QUESTION_BOX,
     ChapterInfo,
-    Chunk,
     chunk_pages,
     detect_chapter,
     is_asking,
     kind_counts,
     mark_question_lists,
 )
+from tutor.types import Chunk
 from tutor.ingest.pdftext import PageText
 
 INFO = ChapterInfo(title="Chemical Reactions and Equations", code="jesc101", number="1")

@@ -8,7 +8,7 @@ from helpers_safety import LIGHT, policy
 
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk
 from tutor.retrieval.llamaindex_adapter import GatePostprocessor, chunk_to_node, node_to_hit
 from tutor.text.terms import TermStats
 

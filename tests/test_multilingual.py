@@ -20,7 +20,7 @@ from tutor.policy import Policy, load_policy
 from tutor.reasons import Reason
 from tutor.reasons import message as reason_message
 from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, refusal_sentence
-from tutor.store.shelf import Hit
+from tutor.types import Hit
 from tutor.text.terms import TermStats, content_terms, key_numbers, negated, numbers
 
 from tests.helpers_safety import chunk, policy

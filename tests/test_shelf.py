@@ -10,7 +10,7 @@ import pytest
 
 from helpers_library import make_library, make_pdf
 
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk
 from tutor.testing import HashEmbedder
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.ingest.builder import discover, ingest

@@ -17,7 +17,7 @@ from tutor.safety.answerability import Finding, ReaderModel, check_support, lead
 from tutor.audit.log import AuditLog
 from tutor.safety.checks import (check_citations, check_grounding, check_instructions, check_phrasing, quoted, sentence_support,
                           supporting_passage, verdict)
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
 from tutor.retrieval.followup import Resolution, check_own_words, resolve
 from tutor.safety.gate import GateDecision, decide
@@ -26,7 +26,8 @@ from tutor.text.language import detect_language
 from tutor.types import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, refusal_sentence,
                           wrong_shelf_message)
 from tutor.retrieval.search import Library
-from tutor.store.shelf import Hit, Shelf, ShelfKey
+from tutor.store.shelf import Shelf, ShelfKey
+from tutor.types import Hit
 from tutor.text.terms import TermStats, valid_text
 from tutor import reasons
 from tutor.reasons import Reason, Tier

@@ -1,6 +1,7 @@
-"""The tutor's answer object and its parts: what a page shows and what the audit log stores.
+"""The types that pass between the stages: a chunk of a chapter (`Chunk`), a retrieved chunk with its scores (`Hit`),
+and the tutor's answer with its parts (sources, checks, answer sentences), which a page shows and the audit log stores.
 
-Plain frozen dataclasses with `to_dict` for JSON; nothing here decides anything.
+Plain frozen dataclasses with `to_dict`/`from_dict` for JSON; nothing here decides anything.
 """
 from __future__ import annotations
 
@@ -8,6 +9,77 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from tutor.reasons import Tier
+
+# section kinds of a chunk (tutor/ingest/chunking.py marks them): exercises and in-text question boxes restate
+# questions without answering them, so they never count as evidence
+BODY, QUESTION_BOX, EXERCISE = "body", "question_box", "exercise"
+NON_EVIDENCE_KINDS = frozenset({QUESTION_BOX, EXERCISE})
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable piece of a chapter.
+
+    Identity and place: chunk_id, class, subject, chapter title, chapter code, file, pages, section kind and title.
+    Text: the exact text, and for each sentence its (start, end) offsets in the text and its 1-based PDF page.
+    """
+
+    chunk_id: str
+    klass: str
+    subject: str
+    chapter: str
+    chapter_code: str
+    file: str
+    page_start: int
+    page_end: int
+    section_kind: str
+    section: str
+    text: str
+    sentences: tuple[tuple[int, int, int], ...] = field(default=())
+
+    @property
+    def is_evidence(self) -> bool:
+        """Exercises and question boxes restate questions; they never count as evidence."""
+        return self.section_kind not in NON_EVIDENCE_KINDS
+
+    def sentence_texts(self) -> list[tuple[str, int]]:
+        """Each sentence of the chunk with the page it came from."""
+        return [(self.text[s:e], p) for s, e, p in self.sentences]
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["class"] = d.pop("klass")
+        d["sentences"] = [list(s) for s in self.sentences]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Chunk:
+        d = dict(d)
+        d["klass"] = str(d.pop("class"))
+        d["sentences"] = tuple(tuple(s) for s in d.get("sentences", ()))
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A retrieved chunk with its cosine similarity to the question (unit vectors: higher is closer, in [-1, 1]).
+
+    `score` is always the exact cosine, whichever retriever found the chunk, and `rank` its 0-based place in the
+    list it came in (the fused order for hybrid search). The hybrid fields say how each retriever saw it (None: not
+    in that retriever's list): 0-based ranks, BM25 score (unbounded, higher is better), trigram cosine in [0, 1],
+    and the reciprocal-rank-fusion score.
+    """
+
+    chunk: Chunk
+    score: float
+    rank: int
+    dense_rank: int | None = None
+    bm25: float | None = None
+    bm25_rank: int | None = None
+    trigram: float | None = None
+    trigram_rank: int | None = None
+    fused: float | None = None
+
 
 REFUSAL_SENTENCE = "I don't know based on the textbooks."
 # the same in Hindi, used when the question is in Hindi (tutor.text.language.detect_language)

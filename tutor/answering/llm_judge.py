@@ -10,7 +10,7 @@ from tutor.answering.llm import LLM
 from tutor.policy import Policy
 from tutor.answering.prompts import judge_messages
 from tutor.types import Check
-from tutor.store.shelf import Hit
+from tutor.types import Hit
 from tutor.reasons import Reason
 
 FALLBACK_NOTE = "answerability judge failed/timed out: the gate's decision stands"

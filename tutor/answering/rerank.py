@@ -15,7 +15,7 @@ import time
 from tutor.answering.llm import LLM, LLMError, LLMTimeout
 from tutor.policy import Policy
 from tutor.answering.prompts import judge_messages, rerank_messages
-from tutor.store.shelf import Hit
+from tutor.types import Hit
 
 FALLBACK_NOTE = "reranker failed/timed out: fell back to retrieval scores"
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

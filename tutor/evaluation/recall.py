@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from tutor.evaluation.questions import Question
 from tutor.policy import Policy
-from tutor.store.shelf import Hit
+from tutor.types import Hit
 
 if TYPE_CHECKING:
     from tutor.retrieval.search import Library

@@ -16,7 +16,8 @@ from typing import Callable
 
 import numpy as np
 
-from tutor.ingest.chunking import Chunk, ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
+from tutor.ingest.chunking import ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
+from tutor.types import Chunk
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
 from tutor.errors import IngestError, PdfRefused, ShelfDamaged
 from tutor.files import sha256_file

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 from tutor.ingest.pdftext import PageText
 from tutor.text.sentences import sentence_spans
-
-BODY, QUESTION_BOX, EXERCISE = "body", "question_box", "exercise"
-NON_EVIDENCE_KINDS = frozenset({QUESTION_BOX, EXERCISE})
+from tutor.types import BODY, EXERCISE, QUESTION_BOX, Chunk
 
 _NCERT_CODE = re.compile(r"^[a-z]{4}\d{3}$")
 _QBOX_HEAD = re.compile(
@@ -30,50 +28,6 @@ _EXERCISE_HEAD = re.compile(r"^(?:E\s?X\s?E\s?R\s?C\s?I\s?S\s?E\s?S?|Exercises?)
 _SECTION_HEAD = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){1,3})\.?\s+([A-Z][^.?!]{2,90})$")
 _SUMMARY_HEAD = re.compile(r"^(?:What you have learnt|Summary|Key Points?)\b", re.I)
 _ACTIVITY_HEAD = re.compile(r"^(?:Activity|Figure|Fig\.|Table)\s+\d+\.\d+")
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """One retrievable piece of a chapter.
-
-    Identity and place: chunk_id, class, subject, chapter title, chapter code, file, pages, section kind and title.
-    Text: the exact text, and for each sentence its (start, end) offsets in the text and its 1-based PDF page.
-    """
-
-    chunk_id: str
-    klass: str
-    subject: str
-    chapter: str
-    chapter_code: str
-    file: str
-    page_start: int
-    page_end: int
-    section_kind: str
-    section: str
-    text: str
-    sentences: tuple[tuple[int, int, int], ...] = field(default=())
-
-    @property
-    def is_evidence(self) -> bool:
-        """Exercises and question boxes restate questions; they never count as evidence."""
-        return self.section_kind not in NON_EVIDENCE_KINDS
-
-    def sentence_texts(self) -> list[tuple[str, int]]:
-        """Each sentence of the chunk with the page it came from."""
-        return [(self.text[s:e], p) for s, e, p in self.sentences]
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["class"] = d.pop("klass")
-        d["sentences"] = [list(s) for s in self.sentences]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> Chunk:
-        d = dict(d)
-        d["klass"] = str(d.pop("class"))
-        d["sentences"] = tuple(tuple(s) for s in d.get("sentences", ()))
-        return cls(**d)
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk
 from tutor.safety.gate import GateDecision, decide
 from tutor.policy import Policy
-from tutor.store.shelf import Hit
+from tutor.types import Hit
 from tutor.text.terms import TermStats
 
 

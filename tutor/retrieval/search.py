@@ -17,7 +17,8 @@ import numpy as np
 from tutor.retrieval.embedding import Embedder, embedder_by_name
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.retrieval.lexical import rrf
-from tutor.store.shelf import Hit, Shelf, ShelfKey, ShelfStore
+from tutor.store.shelf import Shelf, ShelfKey, ShelfStore
+from tutor.types import Hit
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from tutor.safety.gate import Candidate, GateDecision
 from tutor.text.language import ENGLISH, detect_language
 from tutor.policy import Policy
 from tutor.types import AnswerSentence, Check, Source
-from tutor.store.shelf import Hit
+from tutor.types import Hit
 from tutor.reasons import Reason, Tier
 
 WINDOW = 3  # sentences a window holds, as in training (tutor/reader/examples.py)

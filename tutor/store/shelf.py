@@ -25,7 +25,7 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import faiss  # noqa: E402
 
-from tutor.ingest.chunking import Chunk
+from tutor.types import Chunk, Hit
 from tutor.errors import ShelfDamaged, ShelfNotFound
 from tutor.files import sha256_file
 
@@ -95,27 +95,6 @@ class Manifest:
         d["klass"] = str(d.pop("class"))
         d["chapters"] = {k: ChapterEntry(**v) for k, v in d.get("chapters", {}).items()}
         return cls(**d)
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A retrieved chunk with its cosine similarity to the question (unit vectors: higher is closer, in [-1, 1]).
-
-    `score` is always the exact cosine, whichever retriever found the chunk, and `rank` its 0-based place in the
-    list it came in (the fused order for hybrid search). The hybrid fields say how each retriever saw it (None: not
-    in that retriever's list): 0-based ranks, BM25 score (unbounded, higher is better), trigram cosine in [0, 1],
-    and the reciprocal-rank-fusion score.
-    """
-
-    chunk: Chunk
-    score: float
-    rank: int
-    dense_rank: int | None = None
-    bm25: float | None = None
-    bm25_rank: int | None = None
-    trigram: float | None = None
-    trigram_rank: int | None = None
-    fused: float | None = None
 
 
 # Index types: exact search up to the policy's `approximate_index_above`, an inverted-file index above it.
