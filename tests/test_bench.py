@@ -17,7 +17,7 @@ from tutor.evaluation.bench import QUICK, targets_report
 from tutor.evaluation.bench_queries import summary
 from tutor.evaluation.bench_scale import chapter_recall_at_k, evidence_files, recall_at_k, synthetic_shelf
 from tutor.evaluation.metrics import percentile
-from tutor.store.shelf import APPROXIMATE_INDEX, build_index, choose_index_type, ivf_lists, ivf_probes, search_index
+from tutor.store.faiss_index import APPROXIMATE_INDEX, build_index, choose_index_type, ivf_lists, ivf_probes, search_index
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample" / "library"

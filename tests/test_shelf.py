@@ -15,7 +15,8 @@ from tutor.testing import HashEmbedder
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.ingest.builder import discover, ingest
 from tutor.retrieval.search import Library
-from tutor.store.shelf import Manifest, ShelfKey, ShelfStore, build_index, check_name
+from tutor.store.faiss_index import build_index
+from tutor.store.shelf import Manifest, ShelfKey, ShelfStore, check_name
 
 EMB = HashEmbedder()
 

@@ -91,7 +91,7 @@ def measure_scale(base: np.ndarray, queries: np.ndarray, sizes: Sequence[int], q
                   log: Callable[[str], None] = print) -> list[dict[str, Any]]:
     """Exact and approximate search on synthetic shelves of each size: latency of one question at a time (as
     `Shelf.search` runs), build time, memory, and recall@10 of the approximate index against exact search."""
-    from tutor.store.shelf import APPROXIMATE_INDEX, build_index, choose_index_type, search_index
+    from tutor.store.faiss_index import APPROXIMATE_INDEX, build_index, choose_index_type, search_index
 
     rows = []
     for n in sizes:
