@@ -6,7 +6,7 @@ import streamlit as st
 
 from tutor import presentation as pres
 from tutor.errors import ShelfDamaged
-from tutor.pipeline import Passage
+from tutor.types import Passage
 from tutor.store import chapters as chapter_text
 from tutor.store.shelf import ShelfKey
 from tutor.reasons import Reason

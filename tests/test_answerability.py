@@ -14,7 +14,8 @@ from tutor.safety.answerability import check_support, finding, lead_with_span, r
 from tutor.evaluation.calibrate import accepts
 from tutor.evaluation.questions import Question, split_questions
 from tutor.safety.gate import decide
-from tutor.pipeline import Passage, Tutor
+from tutor.pipeline import Tutor
+from tutor.types import Passage
 from tutor.reader.model import Reading
 from tutor.types import AnswerSentence
 from tutor.retrieval.search import Library
@@ -102,9 +103,9 @@ def test_reader_is_not_applied_to_a_hindi_question():
 
 def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
     sources_decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
-    from tutor.pipeline import _source
+    from tutor.types import Source
 
-    sources = [_source(1, h) for h in sources_decision.evidence]
+    sources = [Source.from_hit(1, h) for h in sources_decision.evidence]
     other = AnswerSentence("Light travels in straight lines.", (1,), 5)
     draft = Draft("Light travels in straight lines. [1]", (other,))
     win = [w for w in windows(sources_decision.candidates, 3) if "dioptres" in w.text][0]

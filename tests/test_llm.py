@@ -18,7 +18,8 @@ from tutor.errors import TutorError
 from tutor.safety.failsafe import classify
 from tutor.answering.llm_judge import AnswerabilityJudge
 from tutor.answering.llm import LLMError, LLMTimeout, OpenAICompatLLM, OpenAISettings, chatml
-from tutor.pipeline import Passage, Tutor
+from tutor.pipeline import Tutor
+from tutor.types import Passage
 from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, neutralise
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.answering.rerank import LLMReranker, parse_scores

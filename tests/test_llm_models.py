@@ -23,7 +23,8 @@ from tutor.answering.llm_answerer import make_answerer
 from tutor.answering.llm_judge import AnswerabilityJudge
 from tutor.answering.llm import LocalLLM, OpenAICompatLLM, OpenAISettings
 from tutor.answering.model_files import gemma_path
-from tutor.pipeline import Passage, Tutor
+from tutor.pipeline import Tutor
+from tutor.types import Passage
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.retrieval.search import Library
 

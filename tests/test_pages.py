@@ -29,7 +29,8 @@ from tutor.audit import reports  # noqa: E402
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor
 from tutor.ingest.builder import discover, ingest, remove_chapter
-from tutor.pipeline import Passage, Tutor
+from tutor.pipeline import Tutor
+from tutor.types import Passage
 from tutor.policy import load_policy
 from tutor.testing import HashEmbedder
 from tutor.retrieval.search import Library

@@ -11,7 +11,8 @@ from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, po
 
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor
-from tutor.pipeline import Passage, Tutor
+from tutor.pipeline import Tutor
+from tutor.types import Passage
 from tutor.types import REFUSAL_SENTENCE
 from tutor.retrieval.search import Library
 

@@ -5,32 +5,49 @@ is logged, also when a stage raises: the failure itself is the logged outcome.
 """
 from __future__ import annotations
 
-import re
 import threading
 import time
-import unicodedata
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
-from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
-from tutor.audit.log import AuditLog
-from tutor.safety.checks import (check_citations, check_grounding, check_instructions, check_phrasing, quoted, sentence_support,
-                          supporting_passage, verdict)
-from tutor.types import Chunk
-from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
-from tutor.retrieval.followup import Resolution, check_own_words, resolve
-from tutor.safety.gate import GateDecision, decide
-from tutor.policy import Policy
-from tutor.text.language import detect_language
-from tutor.types import (PASTED_TEXT, Check, Source, Suggestion, TutorAnswer, refusal_sentence,
-                          wrong_shelf_message)
-from tutor.retrieval.search import Library
-from tutor.store.shelf import Shelf, ShelfKey
-from tutor.types import Hit
-from tutor.text.terms import TermStats, valid_text
 from tutor import reasons
+from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
+from tutor.audit.log import AuditLog
+from tutor.budget import StageTimer
+from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
+from tutor.policy import Policy
 from tutor.reasons import Reason, Tier
+from tutor.retrieval.followup import Resolution, check_own_words, resolve
+from tutor.retrieval.passage import on_page, passage_chunk
+from tutor.retrieval.search import Library
+from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
+from tutor.safety.checks import (
+    check_citations,
+    check_grounding,
+    check_instructions,
+    check_phrasing,
+    quoted,
+    sentence_support,
+    supporting_passage,
+    verdict,
+)
+from tutor.safety.gate import GateDecision, decide
+from tutor.store.shelf import Shelf, ShelfKey
+from tutor.text.language import detect_language
+from tutor.text.terms import TermStats, valid_text
+from tutor.types import (
+    PASTED_TEXT,
+    AnswerSentence,
+    Check,
+    Hit,
+    Passage,
+    Source,
+    Suggestion,
+    TutorAnswer,
+    refusal_sentence,
+    wrong_shelf_message,
+)
 
 Reranker = Callable[[str, list[Hit]], dict[str, float]]
 if TYPE_CHECKING:  # the judge module loads the LLM client; only its verdict type is named here
@@ -39,42 +56,6 @@ if TYPE_CHECKING:  # the judge module loads the LLM client; only its verdict typ
 Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.answering.llm_judge.AnswerabilityJudge
 RERANK_FALLBACK = "reranker failed/timed out: fell back to retrieval scores"
 JUDGE_FALLBACK = "answerability judge failed/timed out: the gate's decision stands"
-
-
-@dataclass(frozen=True)
-class Passage:
-    """A passage the student selected while reading, and where it is in the book (when known)."""
-
-    text: str
-    chapter: str = ""
-    file: str = ""
-    page: int = 0
-
-
-class _Timer:
-    """Stage timings of one question, and its time budget: `check` raises QuestionTimeout once the budget is spent,
-    so a question past it stops at the next stage instead of holding a server thread to the end."""
-
-    def __init__(self, budget_s: float = float("inf"), clock: Callable[[], float] = time.monotonic) -> None:
-        self.ms: dict[str, float] = {}
-        self.budget_s, self.clock = budget_s, clock
-        self.deadline = clock() + budget_s
-
-    def check(self, after: str) -> None:
-        if self.clock() > self.deadline:
-            raise QuestionTimeout(after, self.budget_s)
-
-    def stage(self, name: str):
-        timer = self
-
-        class _Ctx:
-            def __enter__(self):
-                self.t = time.perf_counter()
-
-            def __exit__(self, *exc):
-                timer.ms[name] = round(timer.ms.get(name, 0.0) + (time.perf_counter() - self.t) * 1000, 3)
-
-        return _Ctx()
 
 
 class Tutor:
@@ -102,17 +83,25 @@ class Tutor:
                 self._stats[key] = got
         return got
 
-    def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: Reason, timer: _Timer, *,
-                 checks: tuple[Check, ...] = (), confidence: float = 0.0, message: str | None = None, **kw) -> TutorAnswer:
+    def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: Reason, timer: StageTimer, *,
+                 checks: tuple[Check, ...] = (), confidence: float = 0.0, message: str | None = None,
+                 sources: tuple[Source, ...] = (), near_misses: tuple[Source, ...] = (),
+                 suggestions: tuple[Suggestion, ...] = (), measures: dict[str, float] | None = None,
+                 decided_by: Tier = Tier.RETRIEVAL, other_shelf: str = "", llm_called: bool = False,
+                 error: str = "", draft: str = "", draft_sentences: tuple[AnswerSentence, ...] = (),
+                 notes: tuple[str, ...] = ()) -> TutorAnswer:
         # the refusal and its reason come in the student's language, told by the question's script
         lang = detect_language(question)
         return TutorAnswer(
             question=question, klass=str(klass), subject=subject, mode=mode, answer=refusal_sentence(lang),
             was_refusal=True, reason=reason, message=message or reasons.message(reason, lang), confidence=confidence,
-            checks=checks, answerer=self.answerer.name, timings_ms=timer.ms, language=lang, **kw,
+            checks=checks, answerer=self.answerer.name, timings_ms=timer.ms, language=lang, sources=sources,
+            near_misses=near_misses, suggestions=suggestions, measures=dict(measures or {}), decided_by=decided_by,
+            other_shelf=other_shelf, llm_called=llm_called, error=error, draft=draft, draft_sentences=draft_sentences,
+            notes=notes,
         )
 
-    def _log(self, ans: TutorAnswer, timer: _Timer, selected: str | None) -> TutorAnswer:
+    def _log(self, ans: TutorAnswer, timer: StageTimer, selected: str | None) -> TutorAnswer:
         if self.audit is None:
             return ans
         with timer.stage("audit"):
@@ -128,11 +117,12 @@ class Tutor:
         """Answer from the shelf (or only from `selected`), or refuse with the reason; always logged.
 
         `previous` is the conversation's last turn on the whole shelf: a follow-up ("What are its uses?") is read
-        against it before retrieval (tutor/retrieval/followup.py), and the gate and every check judge the resolved question.
+        against it before retrieval (tutor/retrieval/followup.py), and the gate and every check judge the resolved
+        question.
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
         p = self.policy
-        timer = _Timer(p.question_time_budget_s, self.clock)
+        timer = StageTimer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
         # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
         question = valid_text(question or "").strip()
@@ -189,7 +179,7 @@ class Tutor:
         return resolve(question, previous)
 
     # ------------------------------------------------------------------ library mode
-    def _ask_library(self, question: str, klass: str, subject: str, timer: _Timer,
+    def _ask_library(self, question: str, klass: str, subject: str, timer: StageTimer,
                      on_token: OnToken | None = None, followup: Resolution | None = None) -> TutorAnswer:
         shelf = self.library.shelf(klass, subject)
         p = self._policy_for(shelf)
@@ -242,7 +232,7 @@ class Tutor:
             with timer.stage("reader"):
                 decision, found = read_decision(self.reader, asked, decision, p)
             timer.check("reader")
-        near = tuple(_source(i + 1, h) for i, h in enumerate(decision.near_misses))
+        near = tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""
             message = None  # the reason's message in the question's language (_refusal)
@@ -251,17 +241,17 @@ class Tutor:
             return self._refusal(
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
                 confidence=decision.confidence, message=message, near_misses=near,
-                sources=tuple(_source(i + 1, h) for i, h in enumerate(decision.evidence)),
-                suggestions=_suggestions(hits), decided_by=decision.tier, other_shelf=other_label,
+                sources=tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)),
+                suggestions=Suggestion.nearest(hits), decided_by=decision.tier, other_shelf=other_label,
                 measures=decision.values, notes=tuple(notes), llm_called=reranker_llm,
             )
-        sources = [_source(i + 1, h) for i, h in enumerate(decision.evidence)]
+        sources = [Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)]
         return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf,
                                       on_token, notes, found)
 
     # ------------------------------------------------------------------ shared: answer, then check
-    def _answer_and_check(self, question, klass, subject, mode, decision: GateDecision, sources: list[Source],
-                          near, timer: _Timer, shelf: Shelf | None, on_token: OnToken | None = None,
+    def _answer_and_check(self, question: str, klass: str, subject: str, mode: str, decision: GateDecision,
+                          sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None, on_token: OnToken | None = None,
                           notes: list[str] | None = None, found: Finding | None = None) -> TutorAnswer:
         notes = list(notes or ())
         policy = self._policy_for(shelf)
@@ -361,31 +351,19 @@ class Tutor:
         return default_embedder()
 
     # ------------------------------------------------------------------ selected-text mode
-    def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: _Timer,
+    def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: StageTimer,
                       on_token: OnToken | None = None) -> TutorAnswer:
         """The selected passage is the only context: no retrieval; refuse if it does not answer.
 
         A passage said to come from a page of the book is looked up there first: one that is not on that page (pasted
         or typed) is answered only as "your pasted text", never cited as the book's chapter and page."""
-        from tutor.ingest.chunking import ChapterInfo, chunk_pages
-        from tutor.ingest.pdftext import PageText
-
         p = self._policy_for(None)
-        text = " ".join(passage.text.split())
         notes: list[str] = []
         if passage.file and not self._on_page(klass, subject, passage):
             notes.append(f"the passage is not on page {passage.page} of {passage.file}: answered as the student's "
                          "pasted text, not cited as the book")
-            passage = Passage(text, PASTED_TEXT, "", 0)
-        chunks = chunk_pages([PageText(passage.page or 1, text)], klass=klass, subject=subject,
-                             file=passage.file or "selection", chapter=ChapterInfo(passage.chapter or "Selected passage", "selection", ""),
-                             max_words=10_000)
-        chunk = chunks[0] if chunks else Chunk("selection:0000", klass, subject, passage.chapter, "selection",
-                                               passage.file, passage.page, passage.page, "body", "", text, ())
-        chunk = replace(chunk, section_kind="body", section="Selected passage")
-        if passage.chapter == PASTED_TEXT:  # no page of the book to point to
-            chunk = replace(chunk, file="", page_start=0, page_end=0,
-                            sentences=tuple((a, b, 0) for a, b, _ in chunk.sentences))
+            passage = Passage(" ".join(passage.text.split()), PASTED_TEXT, "", 0)
+        chunk = passage_chunk(passage, klass, subject)
         embedder = self._any_embedder()
         with timer.stage("embed"):
             vecs = embedder.embed([question, chunk.text]) if chunk.text else None
@@ -393,8 +371,8 @@ class Tutor:
         hit = Hit(chunk, score, 0)
         with timer.stage("gate"):
             stats = TermStats([chunk.text])
-            sel_policy = p.with_values(min_confidence=min(p.min_confidence, p.offtopic_max_score), unknown_term_penalty=0.0,
-                                       min_mean_confidence=-1.0)
+            sel_policy = p.with_values(min_confidence=min(p.min_confidence, p.offtopic_max_score),
+                                       unknown_term_penalty=0.0, min_mean_confidence=-1.0)
             decision = decide(question, [hit] if chunk.text else [], sel_policy, stats)
         found = None
         if decision.passed and self.reader is not None and p.reader:
@@ -403,36 +381,16 @@ class Tutor:
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", Reason.SELECTED_TEXT_INSUFFICIENT, timer,
                                  checks=decision.checks, confidence=decision.confidence,
-                                 sources=(_source(1, hit),), notes=tuple(notes), measures=decision.values)
-        sources = [_source(1, hit)]
+                                 sources=(Source.from_hit(1, hit),), notes=tuple(notes), measures=decision.values)
+        sources = [Source.from_hit(1, hit)]
         return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
                                       on_token, notes, found)
 
     def _on_page(self, klass: str, subject: str, passage: Passage) -> bool:
-        """Whether the passage's words stand, in order, on its page of the book (its 4-word runs, 90% of them, found
-        among the page's): a selection made with the mouse always is; a pasted or edited passage is not."""
         try:
-            shelf = self.library.shelf(klass, subject)
+            return on_page(self.library.shelf(klass, subject).chunks, passage)
         except (ShelfNotFound, ShelfDamaged):
             return False
-        page_words: list[str] = []
-        for c in shelf.chunks:
-            if c.file != passage.file or not (c.page_start <= passage.page <= c.page_end):
-                continue
-            for sentence, page in c.sentence_texts():
-                if page == passage.page:
-                    page_words += _words(sentence)
-        words = _words(passage.text)
-        if not words or not page_words:
-            return False
-        n = min(4, len(words))
-        have = {tuple(page_words[i:i + n]) for i in range(len(page_words) - n + 1)}
-        runs = [tuple(words[i:i + n]) for i in range(len(words) - n + 1)]
-        return sum(r in have for r in runs) >= 0.9 * len(runs)
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
 
 
 def _cut(text: str, n: int) -> str:
@@ -440,22 +398,3 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[:n] + "…"
 
 
-def _source(n: int, h: Hit) -> Source:
-    c = h.chunk
-    return Source(n=n, chunk_id=c.chunk_id, score=round(h.score, 4), chapter=c.chapter, chapter_code=c.chapter_code,
-                  file=c.file, page=c.page_start, page_end=c.page_end, section=c.section, text=c.text)
-
-
-def _suggestions(hits: list[Hit], n: int = 3) -> tuple[Suggestion, ...]:
-    """The nearest chapters and sections on the shelf, to ask about instead."""
-    out: list[Suggestion] = []
-    seen: set[tuple[str, str]] = set()
-    for h in hits:
-        key = (h.chunk.chapter, h.chunk.section)
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(Suggestion(h.chunk.chapter, h.chunk.section, h.chunk.page_start, round(h.score, 4)))
-        if len(out) >= n:
-            break
-    return tuple(out)

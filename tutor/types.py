@@ -81,6 +81,16 @@ class Hit:
     fused: float | None = None
 
 
+@dataclass(frozen=True)
+class Passage:
+    """A passage the student selected while reading, and where it is in the book (when known)."""
+
+    text: str
+    chapter: str = ""
+    file: str = ""
+    page: int = 0
+
+
 REFUSAL_SENTENCE = "I don't know based on the textbooks."
 # the same in Hindi, used when the question is in Hindi (tutor.text.language.detect_language)
 REFUSAL_SENTENCE_HI = "पाठ्यपुस्तकों के आधार पर मुझे नहीं पता।"
@@ -130,6 +140,13 @@ class Source:
     section: str
     text: str
 
+    @classmethod
+    def from_hit(cls, n: int, h: Hit) -> Source:
+        """Source number `n` for a retrieved chunk: its place in the book, its text and its cosine."""
+        c = h.chunk
+        return cls(n=n, chunk_id=c.chunk_id, score=round(h.score, 4), chapter=c.chapter, chapter_code=c.chapter_code,
+                   file=c.file, page=c.page_start, page_end=c.page_end, section=c.section, text=c.text)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -155,6 +172,21 @@ class Suggestion:
     section: str
     page: int
     score: float
+
+    @staticmethod
+    def nearest(hits: list[Hit], n: int = 3) -> tuple[Suggestion, ...]:
+        """The first `n` different (chapter, section) places among the hits, best first."""
+        out: list[Suggestion] = []
+        seen: set[tuple[str, str]] = set()
+        for h in hits:
+            key = (h.chunk.chapter, h.chunk.section)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(Suggestion(h.chunk.chapter, h.chunk.section, h.chunk.page_start, round(h.score, 4)))
+            if len(out) >= n:
+                break
+        return tuple(out)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -48,7 +48,7 @@ def _print_answer(ans: TutorAnswer, debug: bool) -> None:
 def cmd_ask(args: argparse.Namespace) -> int:
     from tutor.build import build_tutor
     from tutor.config import audit_db_path
-    from tutor.pipeline import Passage
+    from tutor.types import Passage
 
     tutor = build_tutor(args.index_dir, policy=args.policy, answerer=args.answerer, rerank=args.rerank,
                         judge=args.judge, audit=audit_db_path())
