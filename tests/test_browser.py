@@ -275,7 +275,8 @@ def test_student_and_staff_journey(server, browser, shots):
     wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")))
     radio_option(d, "Page as printed").click()
     idle(d)
-    printed = wait(d, 60).until(lambda drv: next(iter(drv.find_elements(By.CSS_SELECTOR, "[data-testid='stMain'] img")), None))
+    printed = wait(d, 60).until(lambda drv: next(iter(drv.find_elements(By.CSS_SELECTOR, "[data-testid='stMain'] "
+                                                                                         "img")), None))
     assert "switch back to Text" in d.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text
     assert not d.find_elements(By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")
     assert printed.size["height"] > 300

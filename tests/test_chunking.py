@@ -36,8 +36,10 @@ def _page_of_sentence(chunks, needle: str) -> set[int]:
 # ---------------------------------------------------------------- page bookkeeping
 
 BODY_PAGES = [
-    PageText(1, "Milk left at room temperature turns sour. Iron articles rust in humid air.\nGrapes get fermented in summer."),
-    PageText(2, "Magnesium ribbon burns with a dazzling white flame. It changes into a white powder.\nThis powder is magnesium oxide."),
+    PageText(1, "Milk left at room temperature turns sour. Iron articles rust in humid air.\nGrapes get fermented in "
+                "summer."),
+    PageText(2, "Magnesium ribbon burns with a dazzling white flame. It changes into a white powder.\nThis powder is "
+                "magnesium oxide."),
     PageText(3, "Zinc granules react with dilute acid. Hydrogen gas is evolved.\nThe flask becomes warm."),
 ]
 
@@ -87,7 +89,8 @@ def test_sentence_running_over_a_page_break_stays_whole_with_its_first_page():
         PageText(2, "in our previous classes. Whenever a chemical change occurs, a reaction has taken place."),
     ]
     sents = _chunks(pages)[0].sentence_texts()
-    assert sents[0] == ("We have already learnt about physical and chemical changes of matter in our previous classes.", 1)
+    assert sents[0] == ("We have already learnt about physical and chemical changes of matter in our previous "
+                        "classes.", 1)
 
 
 # ---------------------------------------------------------------- chunk size
@@ -214,7 +217,8 @@ def test_letter_spaced_and_titled_question_headings():
 
 
 def test_activity_heading_ends_a_question_box():
-    chunks = _chunks([PageText(1, "QUESTIONS\n1. Why is respiration exothermic?\nActivity 1.6\nTake a small amount of calcium oxide.")])
+    chunks = _chunks([PageText(1, "QUESTIONS\n1. Why is respiration exothermic?\nActivity 1.6\nTake a small amount of "
+                                  "calcium oxide.")])
     assert _kind_of(chunks, "Take a small amount of calcium oxide") == {BODY}
 
 
@@ -268,14 +272,16 @@ def test_is_asking(sentence, asking):
 
 
 def test_detect_chapter_from_the_opening_lines():
-    pages = [PageText(1, "Chemical Reactions\nand Equations\n1CHAPTER\nConsider the following situations of daily life.")]
+    pages = [PageText(1, "Chemical Reactions\nand Equations\n1CHAPTER\nConsider the following situations of daily "
+                         "life.")]
     info = detect_chapter(pages, "jesc101")
     assert info == ChapterInfo(title="Chemical Reactions and Equations", code="jesc101", number="1")
 
 
 def test_detect_chapter_prefers_the_running_header_matching_the_first_page():
     # jess403: the title is printed over three lines on page 1 and as a running header on the odd pages
-    pages = [PageText(1, "Chapter 3\nGender,\nReligion and\nCaste\nOverview\nThe existence of social diversity does not threaten democracy.")]
+    pages = [PageText(1, "Chapter 3\nGender,\nReligion and\nCaste\nOverview\nThe existence of social diversity does "
+                         "not threaten democracy.")]
     info = detect_chapter(pages, "jess403", headers=["#", "Democratic Politics", "Gender, Religion and Caste"])
     assert info.title == "Gender, Religion and Caste"
     assert info.code == "jess403"

@@ -23,7 +23,8 @@ EDGE = SHARED_DATA / "edge-cases"
 
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not EDGE.is_dir(), reason=f"shared edge-case PDFs not found at {EDGE} (../shared/data/edge-cases)"),
+    pytest.mark.skipif(not EDGE.is_dir(), reason=f"shared edge-case PDFs not found at {EDGE} "
+                                                 f"(../shared/data/edge-cases)"),
 ]
 
 LIMIT = "ncert_jesc106_original_pypdf_LimitReachedError_page8.pdf"
@@ -114,7 +115,8 @@ def test_bilingual_file_keeps_english_pages_and_skips_hindi_pages():
 
 def test_bilingual_notes_name_the_pages_whose_lines_were_dropped():
     out = accepted(BILINGUAL)
-    noted = sorted(int(m.group(1)) for n in out.notes for m in [re.match(r"page (\d+): \d+ line\(s\) in a legacy", n)] if m)
+    noted = sorted(int(m.group(1)) for n in out.notes for m in [re.match(r"page (\d+): \d+ line\(s\) in a "
+                                                                         r"legacy", n)] if m)
     assert noted == [1, 2, 4, 6, 8, 10]
     assert len(noted) == len(out.notes)
 

@@ -350,8 +350,8 @@ def test_confidence_rises_with_the_score():
 NORMANS = chunk("hist:0000", "The Normans conquered England in 1066. Their leader William was crowned king. "
                 "The Normans did not conquer Scotland, whose kings kept their crown.", section="1.1 Normans")
 NORMAN_STATS = TermStats([c.text for c in LIGHT] + [NORMANS.text])
-BARTER = chunk("money:0000", "Suppose a weaver wants to exchange cloth for rice. She must find a farmer who wants cloth. "
-               "This situation is called the double coincidence of wants. Money removes this difficulty.",
+BARTER = chunk("money:0000", "Suppose a weaver wants to exchange cloth for rice. She must find a farmer who wants "
+               "cloth. This situation is called the double coincidence of wants. Money removes this difficulty.",
                section="2.1 Money")
 BARTER_STATS = TermStats([c.text for c in LIGHT] + [BARTER.text])
 

@@ -176,7 +176,8 @@ def test_a_changed_file_replaces_its_old_chunks_and_keeps_the_others(src, store)
     acids_before = _texts(store, file="acids.pdf")
     v1 = store.current_version("10", "science")
     make_pdf(src / "class-10" / "science" / "light.pdf", [
-        "Light and Refraction\nA rainbow forms when sunlight is dispersed by raindrops.\nWhite light splits into seven colours.",
+        "Light and Refraction\nA rainbow forms when sunlight is dispersed by raindrops.\nWhite light splits into "
+        "seven colours.",
     ])
     report = _ingest([src], store)
     status = {f.file: f.status for f in report.files}
@@ -205,7 +206,8 @@ def test_failed_swap_keeps_the_previous_version_current_and_loadable(src, store)
     _ingest([src], store)
     v1 = store.current_version("10", "science")
     old = _texts(store)
-    make_pdf(src / "class-10" / "science" / "light.pdf", ["Light and Refraction\nA rainbow forms when sunlight is dispersed."])
+    make_pdf(src / "class-10" / "science" / "light.pdf", ["Light and Refraction\nA rainbow forms when sunlight is "
+                                                          "dispersed."])
     with pytest.raises(RuntimeError, match="simulated crash"):
         _ingest([src], store, _fail_before_swap=True)
     assert store.current_version("10", "science") == v1

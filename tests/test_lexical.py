@@ -54,7 +54,8 @@ def test_bm25_matches_case_and_punctuation_folded_words(bio):
 
 
 def test_chunks_left_out_of_the_index_are_never_returned():
-    texts = ["Why does light bend in water? Explain refraction of light.", "Refraction is the bending of light in water."]
+    texts = ["Why does light bend in water? Explain refraction of light.", "Refraction is the bending of light in "
+                                                                           "water."]
     ix = LexicalIndex(texts, include=[False, True])  # the first restates an exercise question: not evidence
     assert [i for i, _ in ix.search_bm25("Why does light bend in water?", 5)] == [1]
     assert [i for i, _ in ix.search_trigram("Why does light bend in water?", 5)] == [1]
@@ -180,7 +181,8 @@ def test_paraphrase_score_weights_and_range():
 def test_paraphrase_scorer_ranks_like_the_score():
     ranked = ParaphraseScorer(BIOLOGY).search("Where is oxygen given off in the electrolysis of water?", 5)
     assert ranked[0][0] == 2
-    assert ranked[0][1] == pytest.approx(paraphrase_score("Where is oxygen given off in the electrolysis of water?", BIOLOGY[2]))
+    assert ranked[0][1] == pytest.approx(paraphrase_score("Where is oxygen given off in the electrolysis of "
+                                                          "water?", BIOLOGY[2]))
 
 
 # ---------------------------------------------------------------- perturbed questions

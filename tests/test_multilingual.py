@@ -29,8 +29,8 @@ BILINGUAL = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "l
              / "class-12" / "home-science")
 HINDI_PDF = BILINGUAL / "lehh103-hi.pdf"
 # lehh103 p.2 as pypdf extracts it (glyph-order damage) and as the page prints it
-P2_DAMAGED = ("पोषण कया ि्ቌ\u200dय अल्पपोषण और अध\u200dतपोषण दोनों की रोकर्याम करनया \u200dतर्या िोगों कदे  अनुकू ि\u200dतम "
-              "पोषण स\u200dतर को बनयाए रखनया है।")
+P2_DAMAGED = ("पोषण कया ि्ቌ\u200dय अल्पपोषण और अध\u200dतपोषण दोनों की रोकर्याम करनया \u200dतर्या िोगों कदे  अनुकू "
+              "ि\u200dतम पोषण स\u200dतर को बनयाए रखनया है।")
 P2_CLEAN = ("पोषण का लक्ष्य अल्पपोषण और अतिपोषण दोनों की रोकथाम करना तथा लोगों के अनुकूलतम पोषण स्तर को बनाए "
             "रखना है।")
 
@@ -52,7 +52,8 @@ def test_danda_ends_a_sentence_and_keeps_every_character():
     text = "जन स्वास्थ्य पोषण का लक्ष्य अच्छा स्वास्थ्य है। यह दूसरा वाक्य है॥ क्या यह तीसरा है? Fig. 3 shows it."
     spans = sentence_spans(text)
     assert [text[s:e] for s, e in spans] == [
-        "जन स्वास्थ्य पोषण का लक्ष्य अच्छा स्वास्थ्य है।", "यह दूसरा वाक्य है॥", "क्या यह तीसरा है?", "Fig. 3 shows it."]
+        "जन स्वास्थ्य पोषण का लक्ष्य अच्छा स्वास्थ्य है।", "यह दूसरा वाक्य है॥", "क्या यह तीसरा है?", "Fig. 3 shows "
+                                                                                                      "it."]
 
 
 def test_hindi_content_terms_drop_function_and_question_words_and_stem_plurals():

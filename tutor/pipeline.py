@@ -251,8 +251,9 @@ class Tutor:
 
     # ------------------------------------------------------------------ shared: answer, then check
     def _answer_and_check(self, question: str, klass: str, subject: str, mode: str, decision: GateDecision,
-                          sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None, on_token: OnToken | None = None,
-                          notes: list[str] | None = None, found: Finding | None = None) -> TutorAnswer:
+                          sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None,
+                          on_token: OnToken | None = None, notes: list[str] | None = None,
+                          found: Finding | None = None) -> TutorAnswer:
         notes = list(notes or ())
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
@@ -286,7 +287,7 @@ class Tutor:
                                  draft_sentences=draft.sentences, notes=tuple(notes + [draft.detail]), **refuse)
         with timer.stage("checks"):
             sentences = draft.sentences
-            embedder = self.library.embedder_for(shelf) if shelf is not None else self._any_embedder()
+            embedder = self.library.embedder_for(shelf) if shelf is not None else self.library.any_embedder()
 
             def similarity(a: str, b: str) -> float:
                 va, vb = embedder.embed([a, b])
@@ -331,7 +332,7 @@ class Tutor:
 
     def _policy_for(self, shelf: Shelf | None) -> Policy:
         """The policy for the embedding model that built the shelf (its cosine scores have their own range)."""
-        model = shelf.manifest.embedding_model if shelf is not None else getattr(self._any_embedder(), "name", "")
+        model = shelf.manifest.embedding_model if shelf is not None else self.library.any_embedder().name
         return self.policy.for_model(model)
 
     def _on_scale(self, key: ShelfKey, score: float, shelf: Shelf, p: Policy) -> float:
@@ -339,16 +340,6 @@ class Tutor:
         if model == shelf.manifest.embedding_model:
             return score
         return score - self.policy.for_model(model).min_confidence + p.min_confidence
-
-    def _any_embedder(self):
-        for key in self.library.keys():
-            try:
-                return self.library.embedder_for(self.library.shelf(key.klass, key.subject))
-            except ShelfDamaged:
-                continue
-        from tutor.retrieval.embedding import default_embedder
-
-        return default_embedder()
 
     # ------------------------------------------------------------------ selected-text mode
     def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: StageTimer,
@@ -364,7 +355,7 @@ class Tutor:
                          "pasted text, not cited as the book")
             passage = Passage(" ".join(passage.text.split()), PASTED_TEXT, "", 0)
         chunk = passage_chunk(passage, klass, subject)
-        embedder = self._any_embedder()
+        embedder = self.library.any_embedder()
         with timer.stage("embed"):
             vecs = embedder.embed([question, chunk.text]) if chunk.text else None
         score = float(vecs[0] @ vecs[1]) if vecs is not None else -1.0

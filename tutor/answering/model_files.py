@@ -12,7 +12,6 @@ from pathlib import Path
 
 from tutor.config import PROJECT_ROOT
 from tutor.errors import TutorError
-from tutor.files import sha256_file
 
 QWEN_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 QWEN_PARTS = 22

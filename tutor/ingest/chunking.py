@@ -15,7 +15,8 @@ from tutor.types import BODY, EXERCISE, QUESTION_BOX, Chunk
 
 _NCERT_CODE = re.compile(r"^[a-z]{4}\d{3}$")
 _QBOX_HEAD = re.compile(
-    r"^(?:Q\s?U\s?E\s?S\s?T\s?I\s?O\s?N\s?S|Questions|Discuss|Let['’]s discuss|Write in brief|Project|Check your progress)\s*\??$"
+    r"^(?:Q\s?U\s?E\s?S\s?T\s?I\s?O\s?N\s?S|Questions|Discuss|Let['’]s discuss|Write in brief|Project|Check your "
+    r"progress)\s*\??$"
 )
 # a sentence that asks rather than tells: a numbered item, a question, or a task for the student
 _ASKING = re.compile(
@@ -57,12 +58,14 @@ def _title_from_headers(pages: list[PageText], headers: list[str]) -> str:
 def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | None = None) -> ChapterInfo:
     """Title from the running header that matches the first page, else the first page's opening lines (up to the
     CHAPTER marker); code from an NCERT-style file name; number from a CHAPTER marker or the code."""
-    code = file_stem.lower() if _NCERT_CODE.match(file_stem.lower()) else re.sub(r"[^a-z0-9]+", "-", file_stem.lower()).strip("-")
+    stem = file_stem.lower()
+    code = stem if _NCERT_CODE.match(stem) else re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
     number = ""
     title_lines: list[str] = []
     first = pages[0].text.splitlines() if pages else []
     for ln in first[:12]:
-        m = re.match(r"^(?:(\d{1,2})\s*CHAPTER|CHAPTER\s*(\d{1,2})|Chapter\s+(\d{1,2})|#?\s*Chapter\s+(\d{1,2})\s*[:.-]\s*(.+))\s*$", ln)
+        m = re.match(r"^(?:(\d{1,2})\s*CHAPTER|CHAPTER\s*(\d{1,2})|Chapter\s+(\d{1,2})"
+                     r"|#?\s*Chapter\s+(\d{1,2})\s*[:.-]\s*(.+))\s*$", ln)
         if m:
             number = next(g for g in m.groups()[:4] if g)
             if m.group(5):
@@ -131,7 +134,8 @@ def _blocks(pages: list[PageText]) -> list[_Block]:
                 flush()
                 m = _SECTION_HEAD.match(line)
                 if m and new_state == BODY:
-                    section = f"{m.group(1)} {m.group(2).strip().title() if m.group(2).isupper() else m.group(2).strip()}"
+                    title = m.group(2).strip()
+                    section = f"{m.group(1)} {title.title() if m.group(2).isupper() else title}"
                 if new_state != state or (m and new_state == BODY):
                     if cur.parts:
                         blocks.append(cur)

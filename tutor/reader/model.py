@@ -154,7 +154,6 @@ class Reader:
     """The shipped reader, loaded once per process (see `shared_reader`); thread-safe (one forward at a time)."""
 
     def __init__(self, directory: str | Path | None = None, threads: int | None = None):
-        import torch
         from safetensors.torch import load_file
 
         d = Path(directory or READER_DIR)

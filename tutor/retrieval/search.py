@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tutor.retrieval.embedding import Embedder, embedder_by_name
+from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.retrieval.lexical import rrf
 from tutor.store.shelf import Shelf, ShelfKey, ShelfStore
@@ -53,6 +53,15 @@ class Library:
             self._embedder = embedder_by_name(shelf.manifest.embedding_model)
             return self._embedder
         return embedder_by_name(shelf.manifest.embedding_model)
+
+    def any_embedder(self) -> Embedder:
+        """The embedder of the first shelf that opens (a selected passage has no shelf of its own), else MiniLM."""
+        for key in self.keys():
+            try:
+                return self.embedder_for(self.shelf(key.klass, key.subject))
+            except ShelfDamaged:
+                continue
+        return default_embedder()
 
     def shelf(self, klass: str, subject: str) -> Shelf:
         """The live version of a shelf, loaded (and its checksums verified) once per version; raises ShelfDamaged

@@ -9,7 +9,8 @@ import os
 
 import numpy as np
 
-# FAISS brings its own OpenMP runtime, which reads this once, as faiss loads; tutor/retrieval/embedding.py says why passive
+# FAISS brings its own OpenMP runtime, which reads this once, as faiss loads; tutor/retrieval/embedding.py says
+# why passive
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import faiss  # noqa: E402
 

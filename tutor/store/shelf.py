@@ -21,7 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-# FAISS brings its own OpenMP runtime, which reads this once, as faiss loads; tutor/retrieval/embedding.py says why passive
+# FAISS brings its own OpenMP runtime, which reads this once, as faiss loads; tutor/retrieval/embedding.py says
+# why passive
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import faiss  # noqa: E402
 
@@ -172,7 +173,8 @@ class ShelfStore:
 
     def manifest_of(self, klass: str, subject: str, version: str) -> Manifest:
         try:
-            m = Manifest.from_json((self.shelf_dir(klass, subject) / version / "manifest.json").read_text(encoding="utf-8"))
+            path = self.shelf_dir(klass, subject) / version / "manifest.json"
+            m = Manifest.from_json(path.read_text(encoding="utf-8"))
         except Exception as e:  # noqa: BLE001 - missing, cut short, not JSON, wrong fields: all the same to a reader
             raise ShelfDamaged(klass, subject, f"{version}/manifest.json cannot be read ({type(e).__name__}: {e})",
                                version) from e
@@ -260,7 +262,8 @@ class ShelfStore:
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def write(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, *, fail_before_swap: bool = False) -> str:
+    def write(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, *,
+              fail_before_swap: bool = False) -> str:
         """Write a complete new version, then swap `CURRENT` to it atomically; returns the version name.
 
         `fail_before_swap` simulates a crash after the files are written and before the swap (for tests).
@@ -278,7 +281,8 @@ class ShelfStore:
             for c in chunks:
                 f.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
         np.save(tmp / "vectors.npy", np.asarray(vectors, dtype=np.float32))
-        faiss.write_index(build_index(np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim), manifest.index_type), str(tmp / "index.faiss"))
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim)
+        faiss.write_index(build_index(matrix, manifest.index_type), str(tmp / "index.faiss"))
         manifest.files = {name: sha256_file(tmp / name) for name in ("chunks.jsonl", "vectors.npy", "index.faiss")}
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         for p in tmp.iterdir():
