@@ -54,6 +54,7 @@ ocr-deps:
 	    echo "warning: could not install tesseract-ocr-hin, poppler-utils, hunspell-hi; damaged Hindi pages will be left out and the OCR tests skipped"; }
 
 test: $(STAMP) llm browser-deps ocr-deps
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
 test-fast: $(STAMP)

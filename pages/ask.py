@@ -6,8 +6,8 @@ import streamlit as st
 
 from tutor import presentation as pres
 from tutor.errors import ShelfDamaged
-from tutor.store import chapters as chapter_text
 from tutor.reasons import Reason
+from tutor.store import chapters as chapter_text
 from ui import layout, render, resources
 
 tutor, shelves = layout.student_page(

@@ -6,10 +6,10 @@ import streamlit as st
 
 from tutor import presentation as pres
 from tutor.errors import ShelfDamaged
-from tutor.types import Passage
+from tutor.reasons import Reason
 from tutor.store import chapters as chapter_text
 from tutor.store.shelf import ShelfKey
-from tutor.reasons import Reason
+from tutor.types import Passage
 from ui import layout, render, resources
 from ui import reader_component as reader
 

@@ -8,10 +8,10 @@ import altair as alt
 import streamlit as st
 
 from tutor import presentation as pres
+from tutor import reasons as reason_codes  # `reasons` is the page's reason filter below
 from tutor.audit import reports
 from tutor.audit.log import AuditUnavailable
 from tutor.store import chapters as chapter_text
-from tutor import reasons as reason_codes  # `reasons` is the page's reason filter below
 from tutor.types import TutorAnswer
 from ui import auth, layout, render, resources
 

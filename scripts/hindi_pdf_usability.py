@@ -44,7 +44,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tutor.ingest.hindi_pdf import (  # noqa: E402  (the measure the ingest uses: one implementation)
-    CLASSES, HUNSPELL_HI, classify, devanagari_tokens, load_vocabulary, ocr_missing, ocr_page,
+    CLASSES,
+    HUNSPELL_HI,
+    classify,
+    devanagari_tokens,
+    load_vocabulary,
+    ocr_missing,
+    ocr_page,
 )
 
 DEFAULT_DIR = ROOT.parent / "shared" / "data" / "libraries" / "ncert-bilingual"

@@ -33,10 +33,10 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="the other student's questions timed in each phase")
     args = ap.parse_args()
     setup_offline()
-    from tutor.retrieval.embedding import default_embedder
     from tutor.ingest.builder import discover, ingest
     from tutor.pipeline import Tutor
     from tutor.policy import load_policy
+    from tutor.retrieval.embedding import default_embedder
     from tutor.retrieval.search import Library
     from tutor.store.shelf import ShelfStore
 
@@ -79,7 +79,7 @@ def main() -> int:
     print(f"max_question_chars {policy.max_question_chars:,}; long question {len(LONG):,} characters")
     print(f"another student's question alone:          {line(alone)}")
     print(f"the same while two long questions run:     {line(under)}; {len(under)} questions")
-    print(f"the two long questions:                    " + "; ".join(f"{s:.3f} s ({r})" for s, r in attack))
+    print("the two long questions:                    " + "; ".join(f"{s:.3f} s ({r})" for s, r in attack))
     return 0
 
 

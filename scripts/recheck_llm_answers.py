@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tutor.safety.checks import sentence_support  # noqa: E402
 from tutor.evaluation.metrics import rate  # noqa: E402
 from tutor.policy import load_policy  # noqa: E402
+from tutor.safety.checks import sentence_support  # noqa: E402
 from tutor.types import AnswerSentence, Source  # noqa: E402
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 
-
 def make_pdf(path: str | Path, pages: list[str], *, font_size: int = 11) -> Path:
     """Write a PDF whose page i holds the lines of pages[i] (an empty string makes an empty page)."""
     from reportlab.lib.pagesizes import A4
@@ -31,10 +30,10 @@ def make_pdf(path: str | Path, pages: list[str], *, font_size: int = 11) -> Path
 
 def make_image_only_pdf(path: str | Path) -> Path:
     """A one-page PDF holding only a raster image (a 'scan'): no text layer at all."""
+    from PIL import Image
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.utils import ImageReader
     from reportlab.pdfgen import canvas
-    from PIL import Image
 
     path = Path(path)
     img = Image.new("RGB", (40, 40), (200, 30, 30))

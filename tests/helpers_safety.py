@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from tutor.answering.extractive import Draft, parse_sentences
-from tutor.text.sentences import sentence_spans
-from tutor.types import Chunk
-from tutor.testing import HashEmbedder
 from tutor.policy import Policy
-from tutor.types import Check, Source
 from tutor.store.shelf import Manifest, ShelfStore
-from tutor.types import Hit
+from tutor.testing import HashEmbedder
+from tutor.text.sentences import sentence_spans
+from tutor.types import Check, Chunk, Hit, Source
 
 EMB = HashEmbedder()
 
@@ -28,7 +26,8 @@ EXPLICIT: dict[str, Any] = dict(
     require_clear_winner=False, min_top_ratio=1.2, min_rerank_score=2.0,
     answerer="extractive", max_answer_sentences=2, min_sentence_coverage=0.3, require_question_numbers=True,
     require_negation_match=True, require_answer_type=True, accept_definitions=True, require_names=True,
-    min_token_overlap=0.6, min_window_overlap=1.0, min_sentence_similarity=0.3, min_supported_share=1.0, min_answer_word_share=0.8,
+    min_token_overlap=0.6, min_window_overlap=1.0, min_sentence_similarity=0.3, min_supported_share=1.0,
+    min_answer_word_share=0.8,
     approximate_index_above=200_000,
 )
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
 
 
 def free_port() -> int:

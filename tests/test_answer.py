@@ -6,13 +6,12 @@ import re
 
 import pytest
 
-from helpers_safety import LIGHT, chunk, hits, policy, source
-
 from tutor.answering.extractive import ExtractiveAnswerer, parse_sentences
-from tutor.types import Chunk
 from tutor.safety.gate import decide
-from tutor.types import AnswerSentence
 from tutor.text.terms import TermStats
+from tutor.types import AnswerSentence, Chunk
+
+from helpers_safety import LIGHT, chunk, hits, policy, source
 
 ANSWERER = ExtractiveAnswerer()
 

@@ -7,19 +7,18 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
-
 from tutor.answering.extractive import Draft
-from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows
 from tutor.evaluation.calibrate import accepts
 from tutor.evaluation.questions import Question, split_questions
-from tutor.safety.gate import decide
 from tutor.pipeline import Tutor
-from tutor.types import Passage
 from tutor.reader.model import Reading
-from tutor.types import AnswerSentence
 from tutor.retrieval.search import Library
+from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows
+from tutor.safety.gate import decide
 from tutor.text.terms import TermStats
+from tutor.types import AnswerSentence, Passage
+
+from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
 
 
 @dataclass

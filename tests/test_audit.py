@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from helpers_safety import source
-
 import tutor.audit.log as audit_mod
 from tutor.audit.log import MIGRATIONS, AuditLog
 from tutor.types import REFUSAL_SENTENCE, AnswerSentence, Check, Suggestion, TutorAnswer
+
+from helpers_safety import source
 
 
 def answered(question="What is refraction?", **kw) -> TutorAnswer:

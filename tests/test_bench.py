@@ -17,7 +17,14 @@ from tutor.evaluation.bench import QUICK, targets_report
 from tutor.evaluation.bench_queries import summary
 from tutor.evaluation.bench_scale import chapter_recall_at_k, evidence_files, recall_at_k, synthetic_shelf
 from tutor.evaluation.metrics import percentile
-from tutor.store.faiss_index import APPROXIMATE_INDEX, build_index, choose_index_type, ivf_lists, ivf_probes, search_index
+from tutor.store.faiss_index import (
+    APPROXIMATE_INDEX,
+    build_index,
+    choose_index_type,
+    ivf_lists,
+    ivf_probes,
+    search_index,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "data" / "sample" / "library"
@@ -145,9 +152,9 @@ def test_approximate_search_scores_are_exact_cosines_best_first():
 
 
 def test_a_shelf_written_with_auto_above_the_threshold_searches_approximately_with_exact_scores(tmp_path, monkeypatch):
-    from tutor.types import Chunk
     from tutor.store.shelf import Manifest, ShelfStore
     from tutor.testing import HashEmbedder
+    from tutor.types import Chunk
 
     monkeypatch.setenv("TUTOR_APPROXIMATE_INDEX_ABOVE", "100")
     emb = HashEmbedder()

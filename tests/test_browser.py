@@ -40,19 +40,19 @@ if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
     pytest.skip("the browser test needs /usr/bin/chromium and /usr/bin/chromedriver "
                 "(apt-get install -y chromium chromium-driver, or `make browser-deps`)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="the browser test needs selenium (pip install selenium)")
-from selenium.common.exceptions import TimeoutException  # noqa: E402
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from helpers_library import make_pdf
+from helpers_servers import free_port, serving
 
 if not SAMPLE.exists():
     pytest.skip(f"the sample library {SAMPLE} is missing", allow_module_level=True)
 
-sys.path.insert(0, str(Path(__file__).parent))
-from helpers_library import make_pdf  # noqa: E402
-from helpers_servers import free_port, serving  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,13 @@ over a tiny shelf written in the test with the HashEmbedder, it answers what the
 from __future__ import annotations
 
 import pytest
-from helpers_safety import LIGHT, policy, write_shelf
 
 from tutor.audit.log import AuditLog
 from tutor.build import EMBEDDER_KINDS, build_tutor, embedder_kind, make_embedder
 from tutor.retrieval.search import Library
 from tutor.testing import HashEmbedder
+
+from helpers_safety import LIGHT, policy, write_shelf
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_safety import check, policy, source
-
 from tutor.answering.extractive import parse_sentences
 from tutor.safety.checks import check_citations, check_grounding, check_phrasing, token_overlap, verdict
 from tutor.types import AnswerSentence, Check
+
+from helpers_safety import check, policy, source
 
 S = AnswerSentence
 FOUR = 4

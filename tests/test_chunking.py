@@ -19,14 +19,15 @@ from tutor.ingest.chunking import (
     kind_counts,
     mark_question_lists,
 )
-from tutor.types import Chunk
 from tutor.ingest.pdftext import PageText
+from tutor.types import Chunk
 
 INFO = ChapterInfo(title="Chemical Reactions and Equations", code="jesc101", number="1")
 
 
 def _chunks(pages, max_words=140, **kw):
-    return chunk_pages(pages, klass="10", subject="science", file="jesc101.pdf", chapter=INFO, max_words=max_words, **kw)
+    return chunk_pages(pages, klass="10", subject="science", file="jesc101.pdf", chapter=INFO, max_words=max_words,
+                       **kw)
 
 
 def _page_of_sentence(chunks, needle: str) -> set[int]:

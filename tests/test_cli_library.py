@@ -96,7 +96,8 @@ def test_reingest_is_a_noop(index):
 
 
 def test_search_on_an_unknown_shelf_is_a_clear_error(index, capsys):
-    assert main(["--index-dir", str(index), "search", "What is money?", "--class", "10", "--subject", "mathematics"]) == 2
+    assert main(["--index-dir", str(index), "search", "What is money?", "--class", "10", "--subject",
+                 "mathematics"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: There is no shelf for class 10 mathematics.")
     assert "10/science" in err and "10/social-science" in err

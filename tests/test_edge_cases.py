@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from helpers_library import LIGHT_PAGES, make_pdf
-
-from tutor.ingest.chunking import detect_chapter
-from tutor.testing import HashEmbedder
 from tutor.errors import PdfRefused
 from tutor.ingest.builder import IngestItem, ingest
+from tutor.ingest.chunking import detect_chapter
 from tutor.ingest.pdftext import ExtractedPdf, extract_pdf, is_mojibake_line
 from tutor.store.shelf import ShelfStore
+from tutor.testing import HashEmbedder
+
+from helpers_library import LIGHT_PAGES, make_pdf
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 EDGE = SHARED_DATA / "edge-cases"

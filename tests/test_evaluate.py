@@ -3,12 +3,13 @@ sentence that is not the question printed again, page accuracy, answer recall; c
 from __future__ import annotations
 
 import pytest
-from helpers_safety import policy, source
 
 from tutor.evaluation.calibrate import accepts, gate_values, pareto, permissive, recommend, trade_off
 from tutor.evaluation.evaluate import evaluate, judge, restates_question, summarise
 from tutor.evaluation.questions import Question, load_questions
 from tutor.types import REFUSAL_SENTENCE, AnswerSentence, TutorAnswer
+
+from helpers_safety import policy, source
 
 LENS_Q = "What is the power of a lens measured in?"
 LENS_TEXT = "The power of a lens is measured in dioptres."
@@ -263,12 +264,12 @@ def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
 
 
 def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
-    from helpers_safety import EMB, SOIL, policy, write_shelf
-
     from tutor.build import build_tutor
     from tutor.evaluation.followups import FOLLOWUP_MODES, Conversation, evaluate_followups
     from tutor.evaluation.questions import Question
     from tutor.retrieval.search import Library
+
+    from helpers_safety import EMB, SOIL, policy, write_shelf
 
     write_shelf(tmp_path / "index", SOIL, subject="social-science")
     lib = Library(tmp_path / "index", embedder=EMB)
@@ -277,7 +278,8 @@ def test_evaluate_followups_counts_each_mode_on_a_real_tiny_shelf(tmp_path):
                              models=False) for m, s in FOLLOWUP_MODES.items()}
 
     def q(i, text, expect):
-        return Question(i, text, expect, "10", "social-science", "tiny", "tiny/soil.pdf" if expect == "answer" else None,
+        return Question(i, text, expect, "10", "social-science", "tiny",
+                        "tiny/soil.pdf" if expect == "answer" else None,
                         None, None, "test")
 
     convs = [Conversation("a", "Where is alluvial soil found?", q("a", "How is it deposited?", "answer"), "soil.pdf"),

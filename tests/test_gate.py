@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_safety import LIGHT, check, chunk, hits, policy
-
 from tutor.safety.gate import decide
 from tutor.store.shelf import ShelfKey
 from tutor.text.terms import TermStats
+
+from helpers_safety import LIGHT, check, chunk, hits, policy
 
 PRISM = "A glass prism splits white light into a spectrum of colours."
 STATS = TermStats([c.text for c in LIGHT] + [PRISM])  # "prism" is known to the shelf but not in LIGHT[0]

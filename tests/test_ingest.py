@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
-
-from tutor.testing import HashEmbedder
 from tutor.errors import IngestError
 from tutor.ingest.builder import IngestItem, Progress, discover, ingest, remove_chapter, sha256_file
 from tutor.store.shelf import ShelfKey, ShelfStore
+from tutor.testing import HashEmbedder
+
+from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_library, make_pdf
 
 EMB = HashEmbedder()
 
@@ -95,7 +95,8 @@ def test_ingest_creates_one_shelf_per_class_and_subject(src, store, tmp_path):
         sdir = tmp_path / "index" / "class-10" / subject
         version = (sdir / "CURRENT").read_text()
         assert (sdir / version / "index.faiss").is_file()
-    assert sorted((f.file, f.status) for f in report.files) == [("acids.pdf", "added"), ("light.pdf", "added"), ("soil.pdf", "added")]
+    assert sorted((f.file, f.status) for f in report.files) == [("acids.pdf", "added"), ("light.pdf", "added"),
+                                                                ("soil.pdf", "added")]
     assert report.pages == 6 and report.chunks == sum(f.chunks for f in report.files) > 0
     assert report.refused == []
 
@@ -214,7 +215,8 @@ def test_failed_swap_keeps_the_previous_version_current_and_loadable(src, store)
     shelf = store.load("10", "science")
     assert [c.text for c in shelf.chunks] == old
     assert not any("rainbow" in t for t in old)
-    assert store.manifest("10", "science").chapters["light.pdf"].sha256 != sha256_file(src / "class-10" / "science" / "light.pdf")
+    on_disk = sha256_file(src / "class-10" / "science" / "light.pdf")
+    assert store.manifest("10", "science").chapters["light.pdf"].sha256 != on_disk
     # and the next ingest, without a crash, does swap the change in
     report = _ingest([src], store)
     assert {f.file: f.status for f in report.files}["light.pdf"] == "replaced"
@@ -336,7 +338,8 @@ def test_extraction_in_worker_processes_gives_the_same_shelf(src, tmp_path):
     two = ShelfStore(tmp_path / "two")
     ingest(discover([src]), one, EMB, workers=1)
     ingest(discover([src]), two, EMB, workers=2)
-    assert [c.to_dict() for c in one.load("10", "science").chunks] == [c.to_dict() for c in two.load("10", "science").chunks]
+    in_one, in_two = one.load("10", "science").chunks, two.load("10", "science").chunks
+    assert [c.to_dict() for c in in_one] == [c.to_dict() for c in in_two]
 
 
 def test_ingest_into_a_damaged_shelf_refuses_its_files_by_name_and_leaves_the_others(src, store, tmp_path):
@@ -410,6 +413,7 @@ def test_the_same_pdf_under_another_name_is_the_chapter_already_there(src, store
     copy.write_bytes((src / "class-10" / "science" / "light.pdf").read_bytes())
     version = store.current_version("10", "science")
     (f,) = _ingest([copy], store).files
-    assert (f.status, f.duplicate_of) == ("unchanged", "light.pdf") and "already on the shelf as light.pdf" in f.notes[0]
+    assert (f.status, f.duplicate_of) == ("unchanged",
+                                          "light.pdf") and "already on the shelf as light.pdf" in f.notes[0]
     assert store.current_version("10", "science") == version
     assert "renamed.pdf" not in store.manifest("10", "science").chapters

@@ -9,11 +9,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers_safety import EMB, chunk, policy, write_shelf
-
 from tutor.evaluation.questions import perturb
-from tutor.retrieval.lexical import LexicalIndex, ParaphraseScorer, edit_distance, paraphrase_score, rrf, terms, trigram_jaccard, words
+from tutor.retrieval.lexical import (
+    LexicalIndex,
+    ParaphraseScorer,
+    edit_distance,
+    paraphrase_score,
+    rrf,
+    terms,
+    trigram_jaccard,
+    words,
+)
 from tutor.retrieval.search import Library, hybrid_search
+
+from helpers_safety import EMB, chunk, policy, write_shelf
 
 BIOLOGY = [
     "Photosynthesis is the process by which green plants make their food from carbon dioxide and water using sunlight.",
@@ -208,7 +217,8 @@ SHELF = [
     chunk("bio:0001", BIOLOGY[1], section="6.2 Respiration", page=4),
     chunk("bio:0002", BIOLOGY[2], section="6.3 Electrolysis", page=6),
     chunk("bio:0003", BIOLOGY[3], section="6.4 Transport", page=8),
-    chunk("bio:0004", "What is photosynthesis? Why is respiration needed?", kind="exercise", section="Exercises", page=9),
+    chunk("bio:0004", "What is photosynthesis? Why is respiration needed?", kind="exercise", section="Exercises",
+          page=9),
 ]
 
 

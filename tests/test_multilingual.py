@@ -11,19 +11,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tutor.text.sentences import sentence_spans
+from tests.helpers_safety import chunk, policy
 from tutor.errors import PolicyError
-from tutor.safety.gate import answer_type, decide, is_factoid
 from tutor.ingest.hindi_pdf import ocr_missing, repair, usability
-from tutor.text.language import detect_language
 from tutor.policy import Policy, load_policy
 from tutor.reasons import Reason
 from tutor.reasons import message as reason_message
-from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, refusal_sentence
-from tutor.types import Hit
+from tutor.safety.gate import answer_type, decide, is_factoid
+from tutor.text.language import detect_language
+from tutor.text.sentences import sentence_spans
 from tutor.text.terms import TermStats, content_terms, key_numbers, negated, numbers
-
-from tests.helpers_safety import chunk, policy
+from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, Hit, refusal_sentence
 
 BILINGUAL = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "libraries" / "ncert-bilingual"
              / "class-12" / "home-science")

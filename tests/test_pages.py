@@ -7,12 +7,25 @@ from __future__ import annotations
 
 import io
 import shutil
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from tutor.audit import reports
+from tutor.audit.log import AuditLog
+from tutor.build import build_tutor
+from tutor.ingest.builder import discover, ingest, remove_chapter
+from tutor.pipeline import Tutor
+from tutor.policy import load_policy
+from tutor.reasons import Reason
+from tutor.retrieval.search import Library
+from tutor.store import chapters as chapter_text
+from tutor.store.shelf import ShelfKey, ShelfStore
+from tutor.testing import HashEmbedder
+from tutor.types import REFUSAL_SENTENCE, Passage, TutorAnswer
+from ui import render, resources
 
 from helpers_library import (
     LIGHT_PAGES,
@@ -23,33 +36,11 @@ from helpers_library import (
 )
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # ui/ sits beside app.py, outside the installed package
-
-from tutor.audit import reports  # noqa: E402
-from tutor.audit.log import AuditLog
-from tutor.build import build_tutor
-from tutor.ingest.builder import discover, ingest, remove_chapter
-from tutor.pipeline import Tutor
-from tutor.types import Passage
-from tutor.policy import load_policy
-from tutor.testing import HashEmbedder
-from tutor.retrieval.search import Library
-from tutor.store import chapters as chapter_text  # noqa: E402
-from tutor.store.shelf import ShelfKey, ShelfStore
-from tutor.reasons import Reason
-from tutor.types import (
-    REFUSAL_SENTENCE,
-    TutorAnswer,  # noqa: E402
-)
-from ui import (
-    render,  # noqa: E402
-    resources,  # noqa: E402
-)
-
 APP = REPO / "app.py"
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
 OFF_TOPIC = "Who won the 2011 cricket world cup?"
-LIGHT_P1 = "When light passes from air into water it bends at the surface. This bending of light is called refraction of light."
+LIGHT_P1 = ("When light passes from air into water it bends at the surface. This bending of light is called "
+            "refraction of light.")
 
 
 # ---------------------------------------------------------------------------------------------- fixtures
@@ -215,14 +206,16 @@ def test_sentence_not_found_on_the_printed_page_shows_the_page_without_highlight
 
 def test_source_whose_pdf_is_gone_says_the_page_cannot_be_shown(env):
     manifest = ShelfStore(env["index"]).manifest("10", "science")
-    path = ShelfStore(env["index"]).shelf_dir("10", "science") / ShelfStore(env["index"]).current_version("10", "science")
+    path = ShelfStore(env["index"]).shelf_dir("10", "science") / ShelfStore(env["index"]).current_version("10",
+                                                                                                          "science")
     manifest.chapters["light.pdf"].source = str(env["data"] / "moved-away.pdf")
     (path / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
     source = at.chat_message[-1].expander[0]
     assert not images(source)
-    assert "The printed page cannot be shown: the PDF of light.pdf is no longer where it was added from" in texts(source)
+    gone = "The printed page cannot be shown: the PDF of light.pdf is no longer where it was added from"
+    assert gone in texts(source)
     assert "refraction of light" in texts(source)  # the extracted passage is still there
 
 
@@ -315,7 +308,8 @@ def test_reader_shows_the_page_as_printed_beside_the_text_view(env):
     assert len(images(at)) == 1 and not at.get("bidi_component")  # the printed page instead of the text
     assert "switch back to Text" in texts(at)
     # a selection made on the text view is marked on the printed page too
-    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction",
+                                                    "file": "light.pdf",
                                              "page": 1, "klass": "10", "subject": "science"}
     at.run()
     assert "Highlighted" in texts(at)
@@ -326,7 +320,8 @@ def test_reader_shows_the_page_as_printed_beside_the_text_view(env):
 def test_selected_passage_is_asked_in_selected_text_mode(env):
     at = open_page(app(), "read")
     assert at.chat_input(key="reader_question").disabled  # nothing selected yet
-    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction",
+                                                    "file": "light.pdf",
                                              "page": 1, "klass": "10", "subject": "science"}
     at.run()
     assert "Selected from" in texts(at)
@@ -342,7 +337,8 @@ def test_selected_passage_is_asked_in_selected_text_mode(env):
 
 def test_selected_passage_that_does_not_answer_is_refused(env):
     at = open_page(app(), "read")
-    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction", "file": "light.pdf",
+    at.session_state[resources.READER_SELECTION] = {"text": LIGHT_P1, "chapter": "Light and Refraction",
+                                                    "file": "light.pdf",
                                              "page": 1, "klass": "10", "subject": "science"}
     at.run()
     at.chat_input(key="reader_question").set_value("Explain photosynthesis in plants").run()
@@ -791,7 +787,8 @@ def test_chapter_pages_and_marks(built_index):
     joined = " ".join(b.text for b in pages[1])
     assert "This bending of light is called refraction of light." in joined
     assert joined.count("This bending of light") == 1  # chunk overlaps are not repeated
-    blocks = [chapter_text.Block("para", "Alpha beta gamma delta epsilon."), chapter_text.Block("para", "Zeta eta theta iota kappa.")]
+    blocks = [chapter_text.Block("para", "Alpha beta gamma delta epsilon."),
+              chapter_text.Block("para", "Zeta eta theta iota kappa.")]
     assert chapter_text.mark_blocks(blocks, "gamma delta")[0]["marks"] == [[11, 22]]
     across = chapter_text.mark_blocks(blocks, "delta epsilon. Zeta eta theta")
     assert across[0]["marks"] == [[17, 31]] and across[1]["marks"] == [[0, 14]]

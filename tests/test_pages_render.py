@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from helpers_library import LIGHT_PAGES, make_pdf
-
 from tutor.store.pages import PageRenderer, PageUnavailable, file_digest, find_pdf, locate, normalise
+
+from helpers_library import LIGHT_PAGES, make_pdf
 
 pytest.importorskip("pypdfium2")
 
@@ -108,7 +108,8 @@ def test_page_out_of_range_and_changed_files_are_named(pdf, tmp_path):
         PageRenderer(tmp_path, scale=0)
 
 
-SHARED_PDF = Path(__file__).resolve().parents[2] / "shared" / "data" / "libraries" / "ncert" / "class-10" / "science" / "jesc101.pdf"
+SHARED_PDF = (Path(__file__).resolve().parents[2] / "shared" / "data" / "libraries" / "ncert" / "class-10" / "science"
+              / "jesc101.pdf")
 
 
 @pytest.mark.slow

@@ -10,11 +10,10 @@ import re
 
 import pytest
 
-from helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
-
 from tutor.errors import PdfRefused, TutorError
 from tutor.ingest.pdftext import (
     PageText,
+    _vocabulary,
     clean_pages,
     collapse_repeats,
     dehyphenate,
@@ -23,8 +22,9 @@ from tutor.ingest.pdftext import (
     join_letter_spaced,
     rejoin_split_words,
     strip_symbols,
-    _vocabulary,
 )
+
+from helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
 
 # ---------------------------------------------------------------- faux bold
 
@@ -302,7 +302,8 @@ def test_english_and_chemistry_lines_are_not_mojibake(line):
 
 
 def test_a_page_of_legacy_font_lines_is_emptied_and_counted():
-    page = "\n".join([HINDI_LEGACY, "_wI-n¥ð >na Adí` {bIo§ &", "narjmWu àíZ-nÌ H$moS> >H$mo CÎma-nwpñVH$m Ho$", "Roll No."])
+    page = "\n".join([HINDI_LEGACY, "_wI-n¥ð >na Adí` {bIo§ &", "narjmWu àíZ-nÌ H$moS> >H$mo CÎma-nwpñVH$m Ho$",
+                      "Roll No."])
     cleaned, dropped, _ = clean_pages([page, "SCIENCE\nAll questions are compulsory."])
     assert dropped == [3, 0]
     assert cleaned[0] == ""  # "Roll No." alone is a fragment of a page that is mostly mojibake

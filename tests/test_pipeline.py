@@ -7,14 +7,13 @@ import re
 
 import pytest
 
-from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
-
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor
 from tutor.pipeline import Tutor
-from tutor.types import Passage
-from tutor.types import REFUSAL_SENTENCE
 from tutor.retrieval.search import Library
+from tutor.types import REFUSAL_SENTENCE, Passage
+
+from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf

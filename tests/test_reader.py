@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from tutor.reader.model import READER_DIR, Reader, reader_available, shared_reader
 from tutor.reader.examples import Example, claim_examples, corrupt, heldout_chapter, squad_examples, window
+from tutor.reader.model import READER_DIR, Reader, reader_available, shared_reader
 from tutor.reader.training import export, train
 
 needs_reader = pytest.mark.skipif(not reader_available(), reason="the reader is not in data/models/reader")

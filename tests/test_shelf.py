@@ -8,15 +8,15 @@ import faiss
 import numpy as np
 import pytest
 
-from helpers_library import make_library, make_pdf
-
-from tutor.types import Chunk
-from tutor.testing import HashEmbedder
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.ingest.builder import discover, ingest
 from tutor.retrieval.search import Library
 from tutor.store.faiss_index import build_index
 from tutor.store.shelf import Manifest, ShelfKey, ShelfStore, check_name
+from tutor.testing import HashEmbedder
+from tutor.types import Chunk
+
+from helpers_library import make_library, make_pdf
 
 EMB = HashEmbedder()
 
@@ -112,7 +112,8 @@ def test_write_then_load_round_trips_chunks_vectors_and_manifest(tmp_path):
     store, version = _write_shelf(tmp_path)
     sdir = tmp_path / "class-10" / "science"
     assert (sdir / "CURRENT").read_text() == version
-    assert {p.name for p in (sdir / version).iterdir()} == {"chunks.jsonl", "vectors.npy", "index.faiss", "manifest.json"}
+    assert {p.name for p in (sdir / version).iterdir()} == {"chunks.jsonl", "vectors.npy", "index.faiss",
+                                                            "manifest.json"}
     shelf = store.load("10", "science")
     assert shelf.version == version and len(shelf) == 3
     assert [c.text for c in shelf.chunks] == TEXTS
@@ -125,14 +126,16 @@ def test_write_then_load_round_trips_chunks_vectors_and_manifest(tmp_path):
 def test_write_refuses_chunks_and_vectors_of_different_lengths(tmp_path):
     store = ShelfStore(tmp_path)
     with pytest.raises(ValueError, match="2 chunks but 3 vectors"):
-        store.write(Manifest("10", "science", EMB.name, EMB.dim), [_chunk(0, "a"), _chunk(1, "b")], EMB.embed(["a", "b", "c"]))
+        store.write(Manifest("10", "science", EMB.name, EMB.dim), [_chunk(0, "a"), _chunk(1, "b")],
+                    EMB.embed(["a", "b", "c"]))
     assert store.current_version("10", "science") is None
 
 
 def test_failed_swap_leaves_the_old_version_current(tmp_path):
     store, v1 = _write_shelf(tmp_path)
     with pytest.raises(RuntimeError, match="simulated crash"):
-        store.write(Manifest("10", "science", EMB.name, EMB.dim), [_chunk(0, "new text only")], EMB.embed(["new text only"]),
+        store.write(Manifest("10", "science", EMB.name, EMB.dim), [_chunk(0, "new text only")],
+                    EMB.embed(["new text only"]),
                     fail_before_swap=True)
     assert store.current_version("10", "science") == v1
     assert [c.text for c in store.load("10", "science").chunks] == TEXTS
@@ -178,7 +181,8 @@ def test_shelf_dir_refuses_a_traversing_subject(tmp_path):
         ShelfStore(tmp_path).shelf_dir("10", "../etc")
 
 
-@pytest.mark.parametrize("raw, norm", [("Social Science", "social-science"), ("social_science", "social-science"), ("10", "10"), (10, "10")])
+@pytest.mark.parametrize("raw, norm", [("Social Science", "social-science"), ("social_science", "social-science"),
+                                       ("10", "10"), (10, "10")])
 def test_check_name_normalises(raw, norm):
     assert check_name(raw, "subject") == norm
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-
 TUTOR = Path(__file__).resolve().parents[1] / "tutor"
 MAX_LINES = 400
 

@@ -1,13 +1,14 @@
 """Uploads without Streamlit (tutor.ingest.uploads): safe names, shelf guesses, one progress bar, and adding uploaded
 PDFs to a real shelf on disk with what the maintainers' page says of each."""
 import pytest
-from helpers_library import SOIL_PAGES, make_pdf
 
 from tutor import presentation as pres
 from tutor.ingest import uploads
 from tutor.ingest.builder import Progress
 from tutor.store.shelf import ShelfStore
 from tutor.testing import HashEmbedder
+
+from helpers_library import SOIL_PAGES, make_pdf
 
 
 def test_safe_pdf_name_never_returns_a_path():
@@ -71,7 +72,8 @@ def test_add_uploads_keeps_the_good_file_and_reports_the_bad_one_by_its_cause(da
     results = uploads.add_uploads(store, [_upload("../Soils Chapter.pdf", good),
                                           _upload("notes.pdf", b"my notes, not a PDF")], HashEmbedder(), work)
     by_file = {r.file: r for r in results}
-    assert by_file["soils-chapter.pdf"].status == "added" and by_file["soils-chapter.pdf"].uploaded == "../Soils Chapter.pdf"
+    good = by_file["soils-chapter.pdf"]
+    assert good.status == "added" and good.uploaded == "../Soils Chapter.pdf"
     bad = by_file["notes.pdf"]
     assert (bad.status, bad.error_code) == ("refused", "not_pdf")
     assert bad.cause.startswith("is not a PDF") and "notes.pdf" not in bad.cause  # the cause is said of the file

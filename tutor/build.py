@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer
 from tutor.audit.log import AuditLog
+from tutor.errors import ShelfDamaged
 from tutor.pipeline import Tutor
 from tutor.policy import Policy, load_policy
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, default_embedder, e5_embedder, embedder_by_name
-from tutor.errors import ShelfDamaged
 from tutor.retrieval.search import Library
 from tutor.store.shelf import ShelfStore
 from tutor.testing import HASH_EMBEDDER_NAME, HashEmbedder

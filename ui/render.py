@@ -12,8 +12,6 @@ from typing import Any
 import streamlit as st
 
 from tutor import reasons
-from tutor.reasons import tier_label
-
 from tutor.audit.log import AuditLog
 from tutor.errors import TutorError
 from tutor.presentation import (
@@ -29,6 +27,7 @@ from tutor.presentation import (
     student_note,
     timings_line,
 )
+from tutor.reasons import tier_label
 from tutor.store.pages import PageImage
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import detect_language

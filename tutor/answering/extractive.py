@@ -6,14 +6,15 @@ deterministic: it quotes the evidence sentences that cover the question best, in
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
 
-from tutor.safety.gate import Candidate
 from tutor.policy import Policy
+from tutor.safety.gate import Candidate
 from tutor.safety.vocabulary import is_instruction_like
-from tutor.types import AnswerSentence, Source
 from tutor.text.terms import term_set
+from tutor.types import AnswerSentence, Source
 
 _CITATION = re.compile(r"\[(\d+)\]")
 

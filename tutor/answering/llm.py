@@ -12,10 +12,11 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 from tutor.errors import TutorError
 
@@ -210,7 +211,7 @@ class OpenAISettings:
     api_key: str = ""
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "OpenAISettings":
+    def from_env(cls, env: dict[str, str] | None = None) -> OpenAISettings:
         env = dict(os.environ if env is None else env)
         base = env.get("TUTOR_LLM_BASE_URL", "").strip()
         if not base:

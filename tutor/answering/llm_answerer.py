@@ -9,18 +9,19 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from tutor.answering.extractive import Answerer, Draft, ExtractiveAnswerer, OnToken, parse_sentences
+from tutor.answering.llm import LLM, LLMError, LLMTimeout, OpenAISettings
+from tutor.answering.prompts import answer_messages
 from tutor.errors import TutorError
+from tutor.policy import Policy
+from tutor.reasons import Reason
 from tutor.safety.failsafe import classify, from_error
 from tutor.safety.gate import Candidate
-from tutor.answering.llm import LLM, LLMError, LLMTimeout, OpenAISettings
-from tutor.policy import Policy
-from tutor.answering.prompts import answer_messages
 from tutor.types import Source
-from tutor.reasons import Reason
 
 
 @dataclass

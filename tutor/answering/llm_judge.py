@@ -7,11 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tutor.answering.llm import LLM
-from tutor.policy import Policy
 from tutor.answering.prompts import judge_messages
-from tutor.types import Check
-from tutor.types import Hit
+from tutor.policy import Policy
 from tutor.reasons import Reason
+from tutor.types import Check, Hit
 
 FALLBACK_NOTE = "answerability judge failed/timed out: the gate's decision stands"
 

@@ -8,13 +8,12 @@ falls back to retrieval scores (noted in diagnostics).
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 
-import time
-
 from tutor.answering.llm import LLM, LLMError, LLMTimeout
-from tutor.policy import Policy
 from tutor.answering.prompts import judge_messages, rerank_messages
+from tutor.policy import Policy
 from tutor.types import Hit
 
 FALLBACK_NOTE = "reranker failed/timed out: fell back to retrieval scores"

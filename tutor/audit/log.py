@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from tutor.errors import TutorError
-from tutor.types import TutorAnswer
 from tutor.text.terms import valid_text
+from tutor.types import TutorAnswer
 
 COLUMNS = ("ts", "question", "class", "subject", "mode", "decision", "reason", "message", "confidence", "answer",
            "answerer", "llm_called", "decided_by", "best_score", "nearest_chapter", "nearest_section", "failed_checks",

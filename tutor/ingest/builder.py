@@ -9,24 +9,24 @@ import os
 import re
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from tutor.ingest.chunking import ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
-from tutor.types import Chunk
-from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
 from tutor.errors import IngestError, PdfRefused, ShelfDamaged
 from tutor.files import sha256_file
-from tutor.safety.vocabulary import is_instruction_like
-from tutor.ingest.pdftext import ExtractedPdf, extract_pdf
+from tutor.ingest.chunking import ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
 from tutor.ingest.hindi_pdf import fix_hindi_pages
-from tutor.text.language import HINDI, detect_language
+from tutor.ingest.pdftext import ExtractedPdf, extract_pdf
+from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
+from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
+from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import has_devanagari
+from tutor.types import Chunk
 
 # bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
 PIPELINE_VERSION = "2026.11.22-4"  # -4: Hindi pages measured, repaired, OCR'd; danda sentences

@@ -16,9 +16,9 @@ from __future__ import annotations
 import functools
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

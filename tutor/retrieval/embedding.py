@@ -17,8 +17,9 @@ import os
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from llama_index.core.embeddings import BaseEmbedding

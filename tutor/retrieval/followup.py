@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tutor.text.language import detect_language
-from tutor.types import Check
-from tutor.text.terms import stem, stopwords, tokens
 from tutor.reasons import Reason
+from tutor.text.language import detect_language
+from tutor.text.terms import stem, stopwords, tokens
+from tutor.types import Check
 
 # pronouns and determiners that point back to the previous question's topic
 _POINTING = {"it", "its", "itself", "they", "them", "their", "theirs", "this", "these", "that", "those", "he",

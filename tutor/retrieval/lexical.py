@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Hashable, Sequence
 
 import numpy as np
 from scipy import sparse

@@ -11,11 +11,10 @@ from llama_index.core.bridge.pydantic import Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from tutor.types import Chunk
-from tutor.safety.gate import GateDecision, decide
 from tutor.policy import Policy
-from tutor.types import Hit
+from tutor.safety.gate import GateDecision, decide
 from tutor.text.terms import TermStats
+from tutor.types import Chunk, Hit
 
 
 def chunk_to_node(chunk: Chunk) -> TextNode:

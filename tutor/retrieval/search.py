@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
+from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.retrieval.lexical import rrf
 from tutor.store.shelf import Shelf, ShelfKey, ShelfStore
 from tutor.types import Hit

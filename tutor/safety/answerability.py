@@ -6,16 +6,16 @@ calls them after the gate passed and before any answer is written.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from tutor.answering.extractive import Draft
+from tutor.policy import Policy
+from tutor.reasons import Reason, Tier
 from tutor.safety.gate import Candidate, GateDecision
 from tutor.text.language import ENGLISH, detect_language
-from tutor.policy import Policy
-from tutor.types import AnswerSentence, Check, Source
-from tutor.types import Hit
-from tutor.reasons import Reason, Tier
+from tutor.types import AnswerSentence, Check, Hit, Source
 
 WINDOW = 3  # sentences a window holds, as in training (tutor/reader/examples.py)
 

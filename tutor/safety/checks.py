@@ -6,15 +6,15 @@ Any failed check turns the answer into a refusal; the caller never shows a parti
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
-from tutor.text.normalize import normalize_for_matching
 from tutor.policy import Policy
-from tutor.safety.vocabulary import FORBIDDEN_PHRASES, UNTRUSTWORTHY_PHRASES, is_instruction_like
-from tutor.text.sentences import sentence_spans
-from tutor.types import AnswerSentence, Check, Source
-from tutor.text.terms import content_terms, term_set
 from tutor.reasons import Reason
+from tutor.safety.vocabulary import FORBIDDEN_PHRASES, UNTRUSTWORTHY_PHRASES, is_instruction_like
+from tutor.text.normalize import normalize_for_matching
+from tutor.text.sentences import sentence_spans
+from tutor.text.terms import content_terms, term_set
+from tutor.types import AnswerSentence, Check, Source
 
 ANSWER = "answer"
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tutor.safety.checks import normalized_words, quoted
 from tutor.answering.prompts import SENTINEL
 from tutor.reasons import Reason
+from tutor.safety.checks import normalized_words, quoted
 from tutor.text.sentences import split_sentences
 
 # category -> reason code (tutor.reasons holds the student's message for each)

@@ -9,13 +9,12 @@ import re
 from dataclasses import dataclass, field
 
 from tutor.ingest.chunking import is_asking
-from tutor.text.language import detect_language
 from tutor.policy import Policy
-from tutor.types import Check
-from tutor.store.shelf import ShelfKey
-from tutor.types import Hit
-from tutor.text.terms import TermStats, content_terms, has_phrase, key_numbers, name_phrases, negated, numbers, term_set
 from tutor.reasons import Reason, Tier
+from tutor.store.shelf import ShelfKey
+from tutor.text.language import detect_language
+from tutor.text.terms import TermStats, content_terms, has_phrase, key_numbers, name_phrases, negated, numbers, term_set
+from tutor.types import Check, Hit
 
 GATE = "gate"
 

@@ -14,8 +14,8 @@ _ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\
 
 @lru_cache(maxsize=1)
 def _punkt():
-    from nltk.tokenize import PunktSentenceTokenizer
     from nltk.data import load
+    from nltk.tokenize import PunktSentenceTokenizer
 
     try:
         return load("tokenizers/punkt_tab/english/")  # type: ignore[no-any-return]
