@@ -5,11 +5,10 @@ Nothing here reads the shipped policy or ../shared data: every threshold a test 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from tutor.answering.extractive import Draft, parse_sentences
 from tutor.policy import Policy
 from tutor.store.shelf import Manifest, ShelfStore
 from tutor.testing import HashEmbedder
@@ -65,23 +64,6 @@ def check(checks, name: str) -> Check:
     found = [c for c in checks if c.name == name]
     assert len(found) == 1, f"expected one {name!r} check, got {[c.name for c in checks]}"
     return found[0]
-
-
-@dataclass
-class RecordingAnswerer:
-    """A fake LLM answerer: returns `reply` (or raises `raises`) and records every call it gets."""
-
-    reply: str = ""
-    raises: BaseException | None = None
-    name: str = "fake-llm"
-    uses_llm: bool = True
-    calls: list[dict[str, Any]] = field(default_factory=list)
-
-    def answer(self, question, sources, candidates, policy, on_token=None) -> Draft:
-        self.calls.append({"question": question, "sources": list(sources), "candidates": list(candidates)})
-        if self.raises is not None:
-            raise self.raises
-        return Draft(self.reply, parse_sentences(self.reply))
 
 
 # A tiny science shelf (light) and a social-science shelf (soil); each chunk is one section of a few sentences.

@@ -12,13 +12,13 @@ from tutor.evaluation.calibrate import accepts
 from tutor.evaluation.questions import Question, split_questions
 from tutor.pipeline import Tutor
 from tutor.reader.model import Reading
-from tutor.retrieval.search import Library
 from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows
 from tutor.safety.gate import decide
+from tutor.testing import RecordingAnswerer
 from tutor.text.terms import TermStats
 from tutor.types import AnswerSentence, Passage
 
-from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, hits, policy, write_shelf
+from helpers_safety import check, chunk, hits, policy
 
 
 @dataclass
@@ -127,13 +127,6 @@ def test_support_check_fails_an_unsupported_llm_sentence_and_skips_quotes():
     assert not c.passed and c.reason == "low_grounding" and probs == [0.1, None]
     c, _ = check_support(FakeReader(support=0.8), sents, ["respiration is an exothermic process.", None], p)
     assert c.passed
-
-
-@pytest.fixture
-def library(tmp_path) -> Library:
-    write_shelf(tmp_path / "index", LIGHT, subject="science")
-    write_shelf(tmp_path / "index", SOIL, subject="social-science")
-    return Library(tmp_path / "index", embedder=EMB)
 
 
 def test_pipeline_never_calls_the_answerer_when_the_reader_refuses(library):

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import faiss
 import numpy as np
 import pytest
+from helpers_paths import REPO
 
 from tutor.evaluation.bench import QUICK, targets_report
 from tutor.evaluation.bench_queries import summary
@@ -26,7 +26,7 @@ from tutor.store.faiss_index import (
     search_index,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 SAMPLE = ROOT / "data" / "sample" / "library"
 
 

@@ -14,10 +14,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers_paths import REPO
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "data" / "sample" / "library"
 CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 # answered from the sample "Money and Credit" chapter (2.1 Money as a Medium of Exchange); asked on the whole shelf

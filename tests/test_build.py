@@ -73,7 +73,7 @@ def test_embedder_kinds_and_the_app_switch():
 
 
 def test_the_policy_names_the_answerer_and_its_model_is_the_one_passed(index):
-    from helpers_llm import FakeLLM
+    from tutor.testing import FakeLLM
 
     llm = FakeLLM(reply="The power of a lens is measured in dioptres [1].")
     t = build_tutor(index, policy=policy(reader=False), embedder="hash", answerer="local", llm=llm)

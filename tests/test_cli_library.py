@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers_paths import SAMPLE_LIBRARY
 
 from tutor.cli import main
 from tutor.store.shelf import ShelfKey, ShelfStore
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample" / "library"
+SAMPLE = SAMPLE_LIBRARY
 
 pytestmark = [
     pytest.mark.slow,

@@ -5,9 +5,9 @@ Integration tests on real files: they skip, saying why, where the shared data is
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
+from helpers_paths import SHARED_DATA
 
 from tutor.errors import PdfRefused
 from tutor.ingest.builder import IngestItem, ingest
@@ -18,7 +18,6 @@ from tutor.testing import HashEmbedder
 
 from helpers_library import LIGHT_PAGES, make_pdf
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 EDGE = SHARED_DATA / "edge-cases"
 
 pytestmark = [

@@ -3,6 +3,7 @@ sentence that is not the question printed again, page accuracy, answer recall; c
 from __future__ import annotations
 
 import pytest
+from helpers_paths import TEST_DATA
 
 from tutor.evaluation.calibrate import accepts, gate_values, pareto, permissive, recommend, trade_off
 from tutor.evaluation.evaluate import evaluate, judge, restates_question, summarise
@@ -251,11 +252,10 @@ def test_gate_values_read_the_measures_of_an_answer():
 
 # ---------------------------------------------------------------------------------------------- follow-ups
 def test_the_follow_up_set_is_two_turn_conversations_half_answerable():
-    from pathlib import Path
 
     from tutor.evaluation.followups import load_conversations
 
-    convs = load_conversations(Path(__file__).parent / "data" / "followups.jsonl")
+    convs = load_conversations(TEST_DATA / "followups.jsonl")
     assert len(convs) >= 44 and len({c.id for c in convs}) == len(convs)
     expects = [c.followup.expect for c in convs]
     assert expects.count("answer") == expects.count("refuse")

@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers_paths import REPO, TEST_DATA
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 SAMPLE = ROOT / "data" / "sample" / "library"
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -118,7 +119,7 @@ def test_followups_on_the_ncert_science_chapters_are_resolved_and_checked(tmp_pa
     libs = tmp_path / "libraries" / "ncert" / "class-10"
     libs.mkdir(parents=True)
     (libs / "science").symlink_to(SHARED / "libraries" / "ncert" / "class-10" / "science")
-    rows = [json.loads(line) for line in (ROOT / "tests" / "data" / "followups.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (TEST_DATA / "followups.jsonl").read_text().splitlines()]
     science = [r for r in rows if r["subject"] == "science"]
     qfile = tmp_path / "followups.jsonl"
     qfile.write_text("\n".join(json.dumps(r) for r in science))

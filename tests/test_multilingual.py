@@ -6,10 +6,9 @@ Fast tests use strings written here or copied from the NCERT PDFs; the slow ones
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from helpers_paths import SHARED_DATA
 
 from tests.helpers_safety import chunk, policy
 from tutor.errors import PolicyError
@@ -23,7 +22,7 @@ from tutor.text.sentences import sentence_spans
 from tutor.text.terms import TermStats, content_terms, key_numbers, negated, numbers
 from tutor.types import REFUSAL_SENTENCE, REFUSAL_SENTENCE_HI, Hit, refusal_sentence
 
-BILINGUAL = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "libraries" / "ncert-bilingual"
+BILINGUAL = (SHARED_DATA / "libraries" / "ncert-bilingual"
              / "class-12" / "home-science")
 HINDI_PDF = BILINGUAL / "lehh103-hi.pdf"
 # lehh103 p.2 as pypdf extracts it (glyph-order damage) and as the page prints it

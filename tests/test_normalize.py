@@ -9,13 +9,13 @@ Persian and Arabic strings are written here: typed-keyboard forms against what a
 from __future__ import annotations
 
 import unicodedata
-from pathlib import Path
 
 import pytest
+from helpers_paths import SHARED_DATA
 
 from tutor.text.normalize import normalize_for_embedding, normalize_for_matching
 
-HINDI_PDF = (Path(__file__).resolve().parents[1].parent / "shared" / "data" / "libraries" / "ncert-bilingual"
+HINDI_PDF = (SHARED_DATA / "libraries" / "ncert-bilingual"
              / "class-12" / "home-science" / "lehh103-hi.pdf")
 
 # ---------------------------------------------------------------- real strings from the NCERT PDFs

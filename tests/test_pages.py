@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers_paths import REPO
 from streamlit.testing.v1 import AppTest
 
 from tutor.audit import reports
@@ -35,7 +36,6 @@ from helpers_library import (
     make_pdf,
 )
 
-REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "app.py"
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
 OFF_TOPIC = "Who won the 2011 cricket world cup?"

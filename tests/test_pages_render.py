@@ -5,6 +5,7 @@ import io
 from pathlib import Path
 
 import pytest
+from helpers_paths import SHARED_DATA
 from PIL import Image
 
 from tutor.store.pages import PageRenderer, PageUnavailable, file_digest, find_pdf, locate, normalise
@@ -108,8 +109,7 @@ def test_page_out_of_range_and_changed_files_are_named(pdf, tmp_path):
         PageRenderer(tmp_path, scale=0)
 
 
-SHARED_PDF = (Path(__file__).resolve().parents[2] / "shared" / "data" / "libraries" / "ncert" / "class-10" / "science"
-              / "jesc101.pdf")
+SHARED_PDF = SHARED_DATA / "libraries" / "ncert" / "class-10" / "science" / "jesc101.pdf"
 
 
 @pytest.mark.slow

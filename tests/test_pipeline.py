@@ -11,21 +11,15 @@ from tutor.audit.log import AuditLog
 from tutor.build import build_tutor
 from tutor.pipeline import Tutor
 from tutor.retrieval.search import Library
+from tutor.testing import RecordingAnswerer
 from tutor.types import REFUSAL_SENTENCE, Passage
 
-from helpers_safety import EMB, LIGHT, SOIL, RecordingAnswerer, check, chunk, policy, write_shelf
+from helpers_safety import EMB, LIGHT, SOIL, check, chunk, policy, write_shelf
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf
 SOIL_Q = "Where is alluvial soil found?"  # the social-science shelf answers it
 SHELF_IDS = {c.chunk_id for c in LIGHT + SOIL}
-
-
-@pytest.fixture
-def library(tmp_path) -> Library:
-    write_shelf(tmp_path / "index", LIGHT, subject="science")
-    write_shelf(tmp_path / "index", SOIL, subject="social-science")
-    return Library(tmp_path / "index", embedder=EMB)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from helpers_paths import TUTOR
 
 from tutor.pipeline import Tutor
 from tutor.reasons import Reason, Tier, label, message, tier_label
@@ -17,7 +18,6 @@ from tutor.safety.failsafe import CATEGORIES
 
 from helpers_safety import EMB, LIGHT, policy, write_shelf
 
-TUTOR = Path(__file__).resolve().parents[1] / "tutor"
 DEVANAGARI = re.compile(r"[\u0900-\u097F]")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-TUTOR = Path(__file__).resolve().parents[1] / "tutor"
+from helpers_paths import TUTOR
+
 MAX_LINES = 400
 
 

@@ -1,15 +1,22 @@
-"""Test fakes that production code may name: the deterministic HashEmbedder (a shelf built with it is searched with it,
-and the app runs on it under `TUTOR_EMBEDDER=hash`). Imports nothing of the project but text normalisation.
-
-Fakes only the tests use (the recording fake LLM, fake readers) live in tests/helpers_*.py.
+"""The test fakes, in one place: the deterministic HashEmbedder (production code names it: a shelf built with it is
+searched with it, and the app runs on it under `TUTOR_EMBEDDER=hash`), a fake language model that records every call
+and can fail, time out or hang on demand (`FakeLLM`, `failing`), and an answerer that records what it was given
+(`RecordingAnswerer`). Single-use doubles stay in the test that uses them.
 """
 from __future__ import annotations
 
 import hashlib
 import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from tutor.answering.extractive import Draft, parse_sentences
+from tutor.answering.llm import LLMError, _run_with_deadline
 from tutor.text.normalize import normalize_for_embedding
 
 HASH_EMBEDDER_NAME = "test/hash-embedder"
@@ -38,3 +45,67 @@ class HashEmbedder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0] = 1.0
         return out / norms
+
+
+@dataclass
+class FakeLLM:
+    """`reply` is a string or a function of the messages; `yes` the judge's probability (or a function of the
+    messages); `raises` an exception to raise; `hang` makes chat stream tokens forever (until cancelled)."""
+
+    reply: str | Callable[[list[dict[str, str]]], str] = ""
+    yes: float | Callable[[list[dict[str, str]]], float] = 1.0
+    raises: BaseException | None = None
+    hang: bool = False
+    name: str = "fake"
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    stopped: threading.Event = field(default_factory=threading.Event)
+
+    def chat(self, messages, max_tokens, timeout_s, on_token=None) -> str:
+        self.calls.append({"kind": "chat", "messages": messages, "max_tokens": max_tokens, "timeout_s": timeout_s})
+        if self.raises is not None:
+            raise self.raises
+        text = self.reply(messages) if callable(self.reply) else self.reply
+
+        def produce(emit, cancelled):
+            if self.hang:
+                give_up = time.monotonic() + 60  # a safety net for the test run, far beyond any deadline used
+                while not cancelled.is_set() and time.monotonic() < give_up:
+                    emit("and ")
+                    time.sleep(0.01)
+                self.stopped.set()
+                return
+            for i, word in enumerate(text.split(" ")):
+                emit(word if i == 0 else " " + word)
+
+        return _run_with_deadline(produce, timeout_s, on_token)
+
+    def yes_probability(self, messages, timeout_s) -> float:
+        self.calls.append({"kind": "judge", "messages": messages, "timeout_s": timeout_s})
+        if self.raises is not None:
+            raise self.raises
+        return self.yes(messages) if callable(self.yes) else self.yes
+
+    @property
+    def chats(self) -> list[dict[str, Any]]:
+        return [c for c in self.calls if c["kind"] == "chat"]
+
+
+def failing(kind: str = "tool_failure") -> FakeLLM:
+    return FakeLLM(raises=LLMError("server down", kind))
+
+
+@dataclass
+class RecordingAnswerer:
+    """A fake LLM answerer: returns `reply` (or raises `raises`) and records every call it gets."""
+
+    reply: str = ""
+    raises: BaseException | None = None
+    name: str = "fake-llm"
+    uses_llm: bool = True
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def answer(self, question, sources, candidates, policy, on_token=None) -> Draft:
+        self.calls.append({"question": question, "sources": list(sources), "candidates": list(candidates)})
+        if self.raises is not None:
+            raise self.raises
+        return Draft(self.reply, parse_sentences(self.reply))
