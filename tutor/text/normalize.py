@@ -29,8 +29,8 @@ Why these choices:
 
 - NFKC folds what PDF extraction produces and typing does not (ligatures "ﬁ", Arabic presentation forms, fullwidth
   forms, superscripts); it is lossy, so it is used only for matching. NFKC equals NFC on every Devanagari code point
-  (U+0900–U+097F, U+A8E0–U+A8FF; checked in tests/test_normalize.py), so conjuncts, vowel signs and virama sequences
-  are untouched by it. Casefold can produce text that NFKC would change again, hence NFKC once more after it.
+  (U+0900–U+097F, U+A8E0–U+A8FF; checked in tests/text/test_normalize.py), so conjuncts, vowel signs and virama
+  sequences are untouched by it. Casefold can produce text that NFKC would change again, hence NFKC once more after it.
 - Nukta: Unicode lists क़ ख़ ग़ ज़ ड़ ढ़ फ़ य़ (U+0958–U+095F) as composition exclusions, so NFC and NFKC already turn
   them into base + U+093C, the form the NCERT Hindi PDFs extract to. ऩ ऱ ऴ (U+0929, U+0931, U+0934) do compose
   under NFC; the matching side decomposes them too, so every nukta letter ends up as base + U+093C.

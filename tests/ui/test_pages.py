@@ -61,8 +61,8 @@ def env(tmp_path, built_index, monkeypatch) -> dict[str, Path]:
     shutil.copytree(built_index, index)
     paths = {"index": index, "audit": tmp_path / "audit.sqlite3", "data": tmp_path / "data"}
     monkeypatch.setenv("TUTOR_EMBEDDER", "hash")
-    # the answerability reader is a real English model: page wiring is tested without it (tests/test_reader.py and
-    # test_direct_answer_leads_and_is_marked_in_its_sentence cover what it adds to a page)
+    # the answerability reader is a real English model: page wiring is tested without it (tests/reader/test_reader.py
+    # and test_direct_answer_leads_and_is_marked_in_its_sentence cover what it adds to a page)
     monkeypatch.setenv("TUTOR_READER", "false")
     monkeypatch.setenv("TUTOR_INDEX_DIR", str(index))
     monkeypatch.setenv("TUTOR_AUDIT_DB", str(paths["audit"]))
