@@ -482,3 +482,30 @@ def test_a_previous_turn_on_another_shelf_or_with_resolution_off_is_not_leaned_o
     off = tutor(library, audit, resolve_followups=False).ask("How is it deposited?", "10", "social-science",
                                                              previous=first)
     assert not off.followup and off.resolved_question == "" and off.notes == ()
+
+
+# ---------------------------------------------------------------- Hinglish (Hindi typed in Latin letters)
+
+
+def test_a_hinglish_question_is_answered_as_its_english_twin_and_spoken_to_in_hindi(library, audit):
+    from tutor.presentation import BOOK_IN_ENGLISH_HI, book_language_note
+
+    t = tutor(library, audit)
+    english = t.ask("What is refraction?", "10", "science")
+    hinglish = t.ask("refraction kya hota hai", "10", "science")
+    assert not english.was_refusal and not hinglish.was_refusal
+    # the same passage quoted: the English reading found what the English question found
+    assert [s.text for s in hinglish.sentences] == [s.text for s in english.sentences]
+    assert hinglish.question == "refraction kya hota hai"  # the student's words are kept and logged
+    assert hinglish.resolved_question == "what is refraction"
+    assert hinglish.language == "hi" and english.language == "en"
+    assert book_language_note(hinglish) == BOOK_IN_ENGLISH_HI and book_language_note(english) == ""
+    assert audit.rows(limit=1)[0]["question"] == "refraction kya hota hai"
+
+
+def test_a_hinglish_question_the_book_does_not_answer_is_refused_in_hindi(library, audit):
+    from tutor.types import REFUSAL_SENTENCE_HI
+
+    ans = tutor(library, audit).ask("cricket world cup 2011 kisne jeeta tha", "10", "science")
+    assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE_HI and ans.language == "hi"
+    assert any("\u0900" <= ch <= "\u097f" for ch in ans.message)  # the reason is given in Hindi too

@@ -5,7 +5,6 @@ is logged, also when a stage raises: the failure itself is the logged outcome.
 """
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -34,7 +33,7 @@ from tutor.safety.checks import (
 )
 from tutor.safety.gate import GateDecision, decide
 from tutor.store.shelf import Shelf, ShelfKey
-from tutor.text.language import detect_language
+from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -68,30 +67,17 @@ class Tutor:
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
-        self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
-        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ helpers
-    def _shelf_stats(self, shelf: Shelf) -> TermStats:
-        key = (shelf.key, shelf.version)
-        with self._lock:
-            got = self._stats.get(key)
-        if got is None:
-            got = TermStats([c.text for c in shelf.chunks])
-            with self._lock:
-                self._stats = {k: v for k, v in self._stats.items() if k[0] != shelf.key}
-                self._stats[key] = got
-        return got
-
     def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: Reason, timer: StageTimer, *,
                  checks: tuple[Check, ...] = (), confidence: float = 0.0, message: str | None = None,
                  sources: tuple[Source, ...] = (), near_misses: tuple[Source, ...] = (),
                  suggestions: tuple[Suggestion, ...] = (), measures: dict[str, float] | None = None,
                  decided_by: Tier = Tier.RETRIEVAL, other_shelf: str = "", llm_called: bool = False,
                  error: str = "", draft: str = "", draft_sentences: tuple[AnswerSentence, ...] = (),
-                 notes: tuple[str, ...] = ()) -> TutorAnswer:
-        # the refusal and its reason come in the student's language, told by the question's script
-        lang = detect_language(question)
+                 notes: tuple[str, ...] = (), lang: str | None = None) -> TutorAnswer:
+        # the refusal and its reason come in the student's language (Hindi for Devanagari and Hinglish questions)
+        lang = lang or reply_language(question)
         return TutorAnswer(
             question=question, klass=str(klass), subject=subject, mode=mode, answer=refusal_sentence(lang),
             was_refusal=True, reason=reason, message=message or reasons.message(reason, lang), confidence=confidence,
@@ -126,6 +112,8 @@ class Tutor:
         mode = "selected_text" if selected is not None else "library"
         # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
         question = valid_text(question or "").strip()
+        reading = english_reading(question) if is_hinglish(question) else ""  # Hinglish, read as English
+        lang = reply_language(question)
         if selected is not None:
             selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
                                valid_text(selected.file or ""), selected.page)
@@ -145,15 +133,15 @@ class Tutor:
             if not question:
                 raise EmptyQuestion()
             if selected is not None:
-                ans = self._ask_selected(question, str(klass), subject, selected, timer, on_token)
-            else:
-                res = self._resolution(question, str(klass), subject, previous)  # microseconds: not a timed stage
-                ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res)
+                ans = self._ask_selected(reading or question, str(klass), subject, selected, timer, on_token, lang)
+            else:  # the follow-up resolution takes microseconds: not a timed stage
+                res = self._resolution(reading or question, str(klass), subject, previous)
+                ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang)
         except EmptyQuestion:
             ans = self._refusal(question, klass, subject, mode, Reason.EMPTY_QUESTION, timer)
         except ShelfNotFound as e:
             ans = self._refusal(question, klass, subject, mode, Reason.NO_SHELF, timer,
-                                message=str(e) if detect_language(question) == "en" else None)
+                                message=str(e) if lang == "en" else None)
         except QuestionTimeout as e:
             ans = self._refusal(question, klass, subject, mode, Reason.QUESTION_TIMEOUT, timer, decided_by=Tier.ERROR,
                                 error=str(e), llm_called=self.answerer.uses_llm and "answer" in timer.ms)
@@ -164,9 +152,11 @@ class Tutor:
             ans = self._refusal(question, klass, subject, mode, Reason.ANSWERER_ERROR, timer, decided_by=Tier.ERROR,
                                 error=f"{type(e).__name__}: {e}",
                                 llm_called=self.answerer.uses_llm and "answer" in timer.ms)
-        if res.cues:  # the student's own words are what the log and the page show; the resolution beside them
-            ans = replace(ans, question=question, resolved_question=res.resolved if res.followup else "",
-                          followup=res.followup, notes=(res.note,) + ans.notes)
+        if res.cues or reading:  # the student's own words are what the log and the page show; the reading beside them
+            notes = ((res.note,) if res.cues else ()) + ((f"read the Hinglish question as {reading!r}",)
+                                                         if reading else ())
+            ans = replace(ans, question=question, resolved_question=res.resolved if res.followup else reading,
+                          followup=res.followup, notes=notes + ans.notes)
         return self._log(ans, timer, selected.text if selected is not None else None)
 
     def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
@@ -180,10 +170,11 @@ class Tutor:
 
     # ------------------------------------------------------------------ library mode
     def _ask_library(self, question: str, klass: str, subject: str, timer: StageTimer,
-                     on_token: OnToken | None = None, followup: Resolution | None = None) -> TutorAnswer:
+                     on_token: OnToken | None = None, followup: Resolution | None = None,
+                     lang: str = "en") -> TutorAnswer:
         shelf = self.library.shelf(klass, subject)
         p = self._policy_for(shelf)
-        stats = self._shelf_stats(shelf)
+        stats = self.library.term_stats(shelf)
         notes: list[str] = []
         asked = question  # what retrieval and the gate read: the question with its misspelt words mended
         if p.correct_spelling and p.retriever != "dense":
@@ -237,29 +228,29 @@ class Tutor:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""
             message = None  # the reason's message in the question's language (_refusal)
             if decision.other_shelf is not None:
-                message = wrong_shelf_message(decision.other_shelf.klass, other_label, detect_language(question))
+                message = wrong_shelf_message(decision.other_shelf.klass, other_label, lang)
             return self._refusal(
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
                 confidence=decision.confidence, message=message, near_misses=near,
                 sources=tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)),
                 suggestions=Suggestion.nearest(hits), decided_by=decision.tier, other_shelf=other_label,
-                measures=decision.values, notes=tuple(notes), llm_called=reranker_llm,
+                measures=decision.values, notes=tuple(notes), llm_called=reranker_llm, lang=lang,
             )
         sources = [Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)]
         return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf,
-                                      on_token, notes, found)
+                                      on_token, notes, found, lang)
 
     # ------------------------------------------------------------------ shared: answer, then check
     def _answer_and_check(self, question: str, klass: str, subject: str, mode: str, decision: GateDecision,
                           sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None,
                           on_token: OnToken | None = None, notes: list[str] | None = None,
-                          found: Finding | None = None) -> TutorAnswer:
+                          found: Finding | None = None, lang: str = "en") -> TutorAnswer:
         notes = list(notes or ())
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
         llm = self.answerer.uses_llm
         refuse = dict(sources=tuple(sources), near_misses=near, measures=measures,
-                      confidence=min(decision.confidence, 0.49))
+                      confidence=min(decision.confidence, 0.49), lang=lang)
         if self.judge is not None:  # after the gate passed, before any answer is written
             verdict_j = None
             with timer.stage("judge"):
@@ -313,8 +304,8 @@ class Tutor:
         grounded = next(c for c in checks if c.name == "grounding").value
         return TutorAnswer(
             question=question, klass=klass, subject=subject, mode=mode, answer=draft.text, was_refusal=False,
-            reason=Reason.ANSWERED, message=Reason.ANSWERED.message(detect_language(question)),
-            language=detect_language(question), confidence=round(min(decision.confidence, float(grounded)), 4),
+            reason=Reason.ANSWERED, message=Reason.ANSWERED.message(lang), language=lang,
+            confidence=round(min(decision.confidence, float(grounded)), 4),
             sentences=judged, sources=tuple(sources), near_misses=near, checks=all_checks,
             decided_by=decision.tier, llm_called=llm, answerer=self.answerer.name, timings_ms=timer.ms,
             measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes), direct_answer=direct,
@@ -343,7 +334,7 @@ class Tutor:
 
     # ------------------------------------------------------------------ selected-text mode
     def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: StageTimer,
-                      on_token: OnToken | None = None) -> TutorAnswer:
+                      on_token: OnToken | None = None, lang: str = "en") -> TutorAnswer:
         """The selected passage is the only context: no retrieval; refuse if it does not answer.
 
         A passage said to come from a page of the book is looked up there first: one that is not on that page (pasted
@@ -372,10 +363,11 @@ class Tutor:
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", Reason.SELECTED_TEXT_INSUFFICIENT, timer,
                                  checks=decision.checks, confidence=decision.confidence,
-                                 sources=(Source.from_hit(1, hit),), notes=tuple(notes), measures=decision.values)
+                                 sources=(Source.from_hit(1, hit),), notes=tuple(notes), measures=decision.values,
+                                 lang=lang)
         sources = [Source.from_hit(1, hit)]
         return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
-                                      on_token, notes, found)
+                                      on_token, notes, found, lang)
 
     def _on_page(self, klass: str, subject: str, passage: Passage) -> bool:
         try:

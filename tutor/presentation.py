@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
+from tutor.text.language import detect_language
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
 if TYPE_CHECKING:
@@ -213,3 +214,15 @@ def flagged_message(file: str, flagged: list[tuple[int, str]] | tuple[tuple[int,
     lines = "\n".join(f"- page {p}: {md(t)}" for p, t in flagged)
     return (f"**{md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a password. "
             f"They are never quoted to students; check where this PDF came from.\n{lines}")
+
+
+BOOK_IN_ENGLISH_HI = "आपकी पाठ्यपुस्तक अंग्रेज़ी में है, इसलिए उत्तर उसी के शब्दों में, अंग्रेज़ी में दिया गया है।"
+
+
+def book_language_note(ans: TutorAnswer) -> str:
+    """For a question asked in Hindi (Devanagari or Hinglish) and answered from an English book: a note, in Hindi,
+    that the answer quotes the book in its own language; "" otherwise."""
+    if ans.was_refusal or ans.language != "hi":
+        return ""
+    cited = ans.cited_sources
+    return BOOK_IN_ENGLISH_HI if cited and all(detect_language(s.text) == "en" for s in cited) else ""

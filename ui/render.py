@@ -16,6 +16,7 @@ from tutor.audit.log import AuditLog
 from tutor.errors import TutorError
 from tutor.presentation import (
     MODE_LABELS,
+    book_language_note,
     checks_frame,
     evidence_frame,
     highlighted_passage,
@@ -148,6 +149,8 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
                      else " · about your passage")
         if getattr(ans, "followup", False):
             note += f" · read as a follow-up: “{md(ans.resolved_question)}”"
+        elif ans.resolved_question:  # a Hinglish question, read as English
+            note += f" · read as: “{md(ans.resolved_question)}”"
         st.caption(note)
     with st.chat_message("assistant", avatar=":material/menu_book:"):
         render_answer(ans, key=key)
@@ -179,6 +182,9 @@ def _render_answered(ans: TutorAnswer) -> None:
     cited = ans.cited_sources
     if not cited:
         return
+    book_note = book_language_note(ans)
+    if book_note:
+        st.caption(book_note)
     st.caption("Sources from your textbook — open one to read the passage")
     for src in cited:
         quoting = [s for s in ans.sentences if src.n in s.citations]

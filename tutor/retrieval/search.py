@@ -18,6 +18,7 @@ from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.retrieval.lexical import rrf
 from tutor.store.shelf import Shelf, ShelfKey, ShelfStore
+from tutor.text.terms import TermStats
 from tutor.types import Hit
 
 
@@ -37,6 +38,7 @@ class Library:
         self._embedder = embedder
         self._cache: dict[ShelfKey, Shelf] = {}
         self._broken: dict[ShelfKey, ShelfDamaged] = {}  # per version: a damaged one is not re-read on every question
+        self._stats: dict[tuple[ShelfKey, str], TermStats] = {}
         self._lock = threading.Lock()
 
     @property
@@ -53,6 +55,18 @@ class Library:
             self._embedder = embedder_by_name(shelf.manifest.embedding_model)
             return self._embedder
         return embedder_by_name(shelf.manifest.embedding_model)
+
+    def term_stats(self, shelf: Shelf) -> TermStats:
+        """How the shelf uses each term (for the gate's unknown-term share), computed once per shelf version."""
+        key = (shelf.key, shelf.version)
+        with self._lock:
+            got = self._stats.get(key)
+        if got is None:
+            got = TermStats([c.text for c in shelf.chunks])
+            with self._lock:
+                self._stats = {k: v for k, v in self._stats.items() if k[0] != shelf.key}
+                self._stats[key] = got
+        return got
 
     def any_embedder(self) -> Embedder:
         """The embedder of the first shelf that opens (a selected passage has no shelf of its own), else MiniLM."""
