@@ -265,11 +265,11 @@ class AuditLog:
         with self._read() as con:
             return [dict(r) for r in con.execute(sql, args)]
 
-    def frame(self, **kw: Any):
-        """The rows as a pandas DataFrame with a datetime column `time`."""
+    def frame(self, since: float | None = None, until: float | None = None, limit: int | None = None):
+        """`rows` as a pandas DataFrame with a datetime column `time`."""
         import pandas as pd
 
-        df = pd.DataFrame(self.rows(**kw))
+        df = pd.DataFrame(self.rows(since, until, limit))
         if df.empty:
             df = pd.DataFrame(columns=["id", "ts", "question", "class", "subject", "mode", "decision", "reason",
                                        "message", "confidence", "answer", "answerer", "llm_called", "decided_by",
