@@ -36,3 +36,18 @@ def test_refusals_come_in_hindi_for_devanagari_and_hinglish_questions_and_in_eng
 
     assert [reply_language(q) for q in ("ohm ka niyam kya hai", "ओम का नियम क्या है?", "What is Ohm's law?")] == [
         "hi", "hi", "en"]
+
+
+@pytest.mark.slow
+def test_no_english_question_of_the_shared_sets_is_taken_for_hinglish():
+    import json
+
+    from helpers_paths import SHARED_DATA, TEST_DATA
+
+    files = sorted((SHARED_DATA / "questions").glob("*.jsonl")) + [TEST_DATA / "hindi-questions-en.jsonl"]
+    if not (SHARED_DATA / "questions").exists():
+        pytest.skip("../shared/data is not beside the repository")
+    questions = [json.loads(line)["question"] for f in files for line in f.read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+    assert len(questions) > 1000
+    assert [q for q in questions if is_hinglish(q)] == []
