@@ -916,3 +916,14 @@ def test_local_answerer_from_the_app_with_a_real_model(env, monkeypatch):
     detail = AuditLog(env["audit"]).detail(row["id"])
     if not detail["was_refusal"]:  # whatever a student sees is supported sentence by sentence
         assert all(s["supported"] for s in detail["draft_sentences"])
+
+
+def test_a_hinglish_question_shows_its_english_reading_and_a_hindi_note_on_the_english_book(env):
+    from tutor.presentation import BOOK_IN_ENGLISH_HI
+
+    at = app()
+    at.chat_input[0].set_value("bending of light ko kya kehte hain").run()
+    assert not at.exception
+    asked, reply = at.chat_message[-2], at.chat_message[-1]
+    assert "read as: “what is bending of light”" in texts(asked)
+    assert "refraction of light" in reply.markdown[0].value and BOOK_IN_ENGLISH_HI in texts(reply)
