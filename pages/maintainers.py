@@ -13,7 +13,6 @@ from tutor import presentation as pres
 from tutor.build import embedder_kind, shelf_embedder, upload_embedder
 from tutor.errors import TutorError
 from tutor.ingest import uploads
-from tutor.ingest.builder import remove_chapter
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME
 from tutor.store import chapters as chapter_text
 from ui import auth, layout, render, resources
@@ -28,8 +27,8 @@ store = lib.store
 kind = embedder_kind()  # "hash" when the app runs on the test fake
 
 if ss.get(resources.MAINT_NOTICE):
-    kind, text = ss.pop(resources.MAINT_NOTICE)
-    if kind == "ok":
+    level, text = ss.pop(resources.MAINT_NOTICE)
+    if level == "ok":
         st.success(text, icon=":material/check_circle:")
     else:
         st.error(text, icon=":material/error:")
@@ -43,7 +42,6 @@ m1, m2, m3 = st.columns(3)
 m1.metric("Shelves", len(shelf_keys), border=True)
 m2.metric("Chapters", sum(len(m.chapters) for m in manifests.values() if m), border=True)
 m3.metric("Passages indexed", sum(m.n_chunks for m in manifests.values() if m), border=True)
-
 
 
 def rebuild(key) -> None:
@@ -214,8 +212,8 @@ with tab_shelves:
             st.rerun()
         st.stop()
     st.dataframe(pd.DataFrame([{
-        "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file, "Pages read": f"{c.pages_used} of "
-                                                                                            f"{c.pages}",
+        "No.": c.chapter_number or "–", "Chapter": c.chapter, "File": c.file,
+        "Pages read": f"{c.pages_used} of {c.pages}",
         "Skipped pages": ", ".join(f"{s['page']} ({s['reason']})" for s in c.pages_skipped) or "–",
         "Passages": c.chunks, "Added": c.ingested_at[:16].replace("T", " "),
         "PDF kept": "yes" if c.file in kept else "no", "Flagged sentences": len(c.flagged),
@@ -231,9 +229,7 @@ with tab_shelves:
         sure = st.checkbox("Yes, take this chapter off the shelf", key="m_remove_sure")
         if st.button("Remove chapter", icon=":material/delete:", disabled=not sure, key="m_remove"):
             try:
-                n = remove_chapter(store, key.klass, key.subject, gone)
-                if gone in kept:
-                    kept[gone].unlink(missing_ok=True)
+                n = uploads.remove_upload(store, key.klass, key.subject, gone)
                 ss[resources.MAINT_NOTICE] = ("ok", f"Removed {manifest.chapters[gone].chapter} ({n} passages) from "
                                              f"{pres.shelf_label(key.klass, key.subject)}.")
             except TutorError as e:

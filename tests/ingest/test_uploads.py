@@ -106,3 +106,16 @@ def test_upload_problems_name_the_file_and_add_uploads_refuses_a_bad_field(data,
     with pytest.raises(ValueError):
         uploads.add_uploads(ShelfStore(data / "index"), [bad], HashEmbedder(), tmp_path)
     assert not (data / "index").exists() or not ShelfStore(data / "index").keys()
+
+
+def test_removing_an_uploaded_chapter_also_drops_its_kept_pdf_so_a_rebuild_cannot_bring_it_back(data, tmp_path):
+    first = make_pdf(tmp_path / "a.pdf", SOIL_PAGES).read_bytes()
+    other = make_pdf(tmp_path / "b.pdf", SOIL_PAGES[::-1]).read_bytes()
+    store, work = ShelfStore(data / "index"), tmp_path / "work"
+    work.mkdir()
+    uploads.add_uploads(store, [_upload("soil.pdf", first), _upload("more.pdf", other)], HashEmbedder(), work)
+    assert uploads.remove_upload(store, "9", "geography", "soil.pdf") > 0
+    assert list(store.manifest("9", "geography").chapters) == ["more.pdf"]
+    assert sorted(uploads.kept_pdfs("9", "geography")) == ["more.pdf"]
+    uploads.rebuild_shelf(store, HashEmbedder(), "9", "geography")
+    assert list(store.manifest("9", "geography").chapters) == ["more.pdf"]

@@ -927,3 +927,21 @@ def test_a_hinglish_question_shows_its_english_reading_and_a_hindi_note_on_the_e
     asked, reply = at.chat_message[-2], at.chat_message[-1]
     assert "read as: “what is bending of light”" in texts(asked)
     assert "refraction of light" in reply.markdown[0].value and BOOK_IN_ENGLISH_HI in texts(reply)
+
+
+def test_an_upload_after_a_shelf_notice_still_uses_the_app_embedder(env, tmp_path):
+    # the outcome notice of a shelf action once overwrote the page's embedder kind: a new shelf made right after a
+    # removal was embedded with MiniLM instead of the app's embedder
+    from tutor.testing import HashEmbedder
+
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    at.selectbox(key="m_remove_file").select("acids.pdf").run()
+    at.checkbox(key="m_remove_sure").check().run()
+    at.button(key="m_remove").click().run()
+    assert "Removed Acids and Bases" in at.success[0].value  # the notice is shown on this run
+    good = make_pdf(tmp_path / "soil.pdf", SOIL_PAGES).read_bytes()
+    at.file_uploader[0].set_value(("class-9_geography_soil.pdf", good, "application/pdf")).run()
+    at.button(key="up_add").click().run()
+    assert not at.exception
+    assert ShelfStore(env["index"]).manifest("9", "geography").embedding_model == HashEmbedder.name

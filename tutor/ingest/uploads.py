@@ -20,7 +20,7 @@ import numpy as np
 from tutor.config import data_dir
 from tutor.errors import ShelfDamaged, TutorError
 from tutor.files import sha256_file
-from tutor.ingest.builder import IngestItem, IngestReport, Progress, ingest
+from tutor.ingest.builder import IngestItem, IngestReport, Progress, ingest, remove_chapter
 from tutor.retrieval.embedding import Embedder
 from tutor.store.shelf import Manifest, ShelfStore, check_name
 
@@ -107,6 +107,16 @@ def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
     dest = dest_dir / safe_pdf_name(name)
     shutil.copyfile(src, dest)
     return dest
+
+
+def remove_upload(store: ShelfStore, klass: str, subject: str, file: str) -> int:
+    """Take a chapter off its shelf (a new version without it) and delete its kept PDF, so a rebuild does not bring
+    it back; returns the number of passages removed."""
+    n = remove_chapter(store, klass, subject, file)
+    kept = kept_pdfs(klass, subject).get(file)
+    if kept is not None:
+        kept.unlink(missing_ok=True)
+    return n
 
 
 def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:
