@@ -81,8 +81,8 @@ if damaged:
                          help="No earlier intact version is kept" if previous is None else f"Version {previous}"):
                 try:
                     v = store.rollback(key.klass, key.subject)
-                    ss[resources.MAINT_NOTICE] = ("ok", f"Rolled {pres.shelf_label(key.klass, key.subject)} back to "
-                                                        f"version {v}.")
+                    shelf_name = pres.shelf_label(key.klass, key.subject)
+                    ss[resources.MAINT_NOTICE] = ("ok", f"Rolled {shelf_name} back to version {v}.")
                 except TutorError as e:
                     ss[resources.MAINT_NOTICE] = ("error", str(e))
                 st.rerun()

@@ -25,8 +25,7 @@ try:
     raw = log.frame()
 except AuditUnavailable as e:
     st.error(f"{pres.md(str(e))}. Students still get answers and their questions are kept in a spool file; a "
-             f"maintainer "
-             "can set the damaged database aside on the Maintainers page.", icon=":material/error:")
+             "maintainer can set the damaged database aside on the Maintainers page.", icon=":material/error:")
     st.stop()
 if raw.empty:
     st.info("No questions have been asked yet. Questions appear here as soon as students use the Ask or Read pages.",

@@ -29,8 +29,8 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
             st.markdown(f"#### :material/lock: The {role} page is not set up yet")
             st.markdown(
                 f"No password is configured for this page, so it stays locked. Whoever runs this server can add "
-                f"`{secret_name}` to `.streamlit/secrets.toml` (see `.streamlit/secrets.toml.example`) and restart "
-                f"the app."
+                f"`{secret_name}` to `.streamlit/secrets.toml` (see `.streamlit/secrets.toml.example`) and "
+                "restart the app."
             )
         st.stop()
     expected = str(expected)

@@ -83,8 +83,8 @@ def audit_health_panel(log: AuditLog) -> None:
         if c1.button("Try the database again", icon=":material/sync:", key="audit_retry"):
             try:
                 n = log.replay()
-                st.session_state[MAINT_NOTICE] = ("ok", f"The audit database works again: {n} spooled question(s) "
-                                                        f"written.")
+                done = f"The audit database works again: {n} spooled question(s) written."
+                st.session_state[MAINT_NOTICE] = ("ok", done)
             except TutorError as e:
                 st.session_state[MAINT_NOTICE] = ("error", str(e))
             st.rerun()
@@ -92,9 +92,9 @@ def audit_health_panel(log: AuditLog) -> None:
                      disabled=h.ok, help="Renames the damaged file (nothing is deleted), starts a fresh database and "
                      "writes the spooled questions into it. No restart is needed."):
             moved = log.set_aside()
-            st.session_state[MAINT_NOTICE] = ("ok", f"The damaged audit database was moved to {moved.name}; a fresh "
-                                                    f"one "
-                                                    "is in use and the spooled questions are in it.")
+            done = (f"The damaged audit database was moved to {moved.name}; a fresh one is in use and the spooled "
+                    "questions are in it.")
+            st.session_state[MAINT_NOTICE] = ("ok", done)
             st.rerun()
 
 

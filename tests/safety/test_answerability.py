@@ -114,8 +114,8 @@ def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
     assert span == "dioptres"
     assert [s.text for s in led.sentences] == ["The power of a lens is measured in dioptres.",
                                               "Light travels in straight lines."]
-    assert led.sentences[0].citations == (1,) and led.text.startswith("The power of a lens is measured in dioptres. "
-                                                                      "[1]")
+    assert led.sentences[0].citations == (1,)
+    assert led.text.startswith("The power of a lens is measured in dioptres. [1]")
     # no span: the draft is left as it was
     assert lead_with_span(draft, None, sources) == (draft, "")
 

@@ -206,8 +206,8 @@ def test_sentence_not_found_on_the_printed_page_shows_the_page_without_highlight
 
 def test_source_whose_pdf_is_gone_says_the_page_cannot_be_shown(env):
     manifest = ShelfStore(env["index"]).manifest("10", "science")
-    path = ShelfStore(env["index"]).shelf_dir("10", "science") / ShelfStore(env["index"]).current_version("10",
-                                                                                                          "science")
+    store = ShelfStore(env["index"])
+    path = store.shelf_dir("10", "science") / store.current_version("10", "science")
     manifest.chapters["light.pdf"].source = str(env["data"] / "moved-away.pdf")
     (path / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
     at = app()

@@ -17,8 +17,8 @@ FORBIDDEN_PHRASES = (
 UNTRUSTWORTHY_PHRASES = (
     r"i'?m not sure", r"i am not sure", r"not certain", r"maybe", r"perhaps", r"possibly", r"i cannot", r"i can'?t",
     r"i don'?t know", r"i do not know", r"unable to", r"error occurred", r"an error", r"exception", r"as of my",
-    r"not (?:mentioned|provided|given|stated) in the (?:sources|text|context)", r"the (?:sources|context) (?:do|does) "
-                                                                                r"not",
+    r"not (?:mentioned|provided|given|stated) in the (?:sources|text|context)",
+    r"the (?:sources|context) (?:do|does) not",
     r"insufficient information", r"i (?:could|would) guess", r"probably",
 )
 
