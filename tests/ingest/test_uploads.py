@@ -8,7 +8,7 @@ from tutor.ingest.builder import Progress
 from tutor.store.shelf import ShelfStore
 from tutor.testing import HashEmbedder
 
-from helpers_library import SOIL_PAGES, make_pdf
+from helpers_library import LIGHT_PAGES, SOIL_PAGES, make_pdf
 
 
 def test_safe_pdf_name_never_returns_a_path():
@@ -119,3 +119,16 @@ def test_removing_an_uploaded_chapter_also_drops_its_kept_pdf_so_a_rebuild_canno
     assert sorted(uploads.kept_pdfs("9", "geography")) == ["more.pdf"]
     uploads.rebuild_shelf(store, HashEmbedder(), "9", "geography")
     assert list(store.manifest("9", "geography").chapters) == ["more.pdf"]
+
+
+def test_the_same_file_name_uploaded_to_two_shelves_keeps_each_its_own_pdf(data, tmp_path):
+    soil = make_pdf(tmp_path / "a.pdf", SOIL_PAGES).read_bytes()
+    light = make_pdf(tmp_path / "b.pdf", LIGHT_PAGES).read_bytes()
+    store, work = ShelfStore(data / "index"), tmp_path / "work"
+    work.mkdir()
+    uploads.add_uploads(store, [_upload("chapter1.pdf", soil, "9", "geography"),
+                                _upload("chapter1.pdf", light, "10", "science")], HashEmbedder(), work)
+    assert uploads.kept_pdfs("9", "geography")["chapter1.pdf"].read_bytes() == soil
+    assert uploads.kept_pdfs("10", "science")["chapter1.pdf"].read_bytes() == light
+    assert store.manifest("9", "geography").chapters["chapter1.pdf"].chapter != \
+        store.manifest("10", "science").chapters["chapter1.pdf"].chapter

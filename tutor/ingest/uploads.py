@@ -201,7 +201,8 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
         name = upload_name(f.name, hashlib.sha256(f.data).hexdigest(), names_on_shelf(store, klass, subject),
                            {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, f.replace)
         taken.add((klass, subject, name))
-        path = tmp / name
+        path = tmp / f"class-{klass}" / subject / name  # one folder per shelf: the same name may go on two shelves
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(f.data)
         items.append(IngestItem(path, klass, subject, chapter=f.chapter.strip() or None, name=name))
         uploaded[(klass, subject, name)] = f.name
