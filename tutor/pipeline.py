@@ -215,8 +215,9 @@ class Tutor:
             if decision.passed and followup is not None and followup.followup:
                 # the earlier topic found the evidence; the follow-up's own words ("uses", "discovered") must be in it
                 own = check_own_words(followup, [h.chunk.text for h in decision.evidence], p.min_followup_own_words)
-                decision = replace(decision, checks=decision.checks + (own,),
-                                   **({} if own.passed else {"passed": False, "reason": own.reason}))
+                decision = replace(decision, checks=decision.checks + (own,))
+                if not own.passed:
+                    decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
         found = None
         if decision.passed and self.reader is not None and p.reader:
@@ -249,8 +250,8 @@ class Tutor:
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
         llm = self.answerer.uses_llm
-        refuse = dict(sources=tuple(sources), near_misses=near, measures=measures,
-                      confidence=min(decision.confidence, 0.49), lang=lang)
+        # what every refusal below carries: the passages found, the gate's measures, a confidence under one half
+        found_sources, low = tuple(sources), min(decision.confidence, 0.49)
         if self.judge is not None:  # after the gate passed, before any answer is written
             verdict_j = None
             with timer.stage("judge"):
@@ -264,7 +265,8 @@ class Tutor:
                 if not verdict_j.answerable:
                     return self._refusal(question, klass, subject, mode, Reason.JUDGE_NOT_ANSWERABLE, timer,
                                          checks=gate_checks, decided_by=Tier.JUDGE, llm_called=True, notes=tuple(notes),
-                                         **refuse)
+                                         sources=found_sources, near_misses=near, measures=measures, confidence=low,
+                                         lang=lang)
         timer.check("judge" if self.judge is not None else "gate")
         with timer.stage("answer"):
             draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
@@ -275,7 +277,8 @@ class Tutor:
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by=Tier.ANSWERER, llm_called=llm, draft=draft.text,
-                                 draft_sentences=draft.sentences, notes=tuple(notes + [draft.detail]), **refuse)
+                                 draft_sentences=draft.sentences, notes=tuple(notes + [draft.detail]),
+                                 sources=found_sources, near_misses=near, measures=measures, confidence=low, lang=lang)
         with timer.stage("checks"):
             sentences = draft.sentences
             embedder = self.library.embedder_for(shelf) if shelf is not None else self.library.any_embedder()
@@ -300,7 +303,8 @@ class Tutor:
         if reason != Reason.ANSWERED:
             return self._refusal(question, klass, subject, mode, reason, timer, checks=all_checks,
                                  decided_by=Tier.ANSWER_CHECKS, llm_called=llm, draft=draft.text,
-                                 draft_sentences=judged, notes=tuple(notes), **refuse)
+                                 draft_sentences=judged, notes=tuple(notes), sources=found_sources, near_misses=near,
+                                 measures=measures, confidence=low, lang=lang)
         grounded = next(c for c in checks if c.name == "grounding").value
         return TutorAnswer(
             question=question, klass=klass, subject=subject, mode=mode, answer=draft.text, was_refusal=False,
@@ -311,7 +315,7 @@ class Tutor:
             measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes), direct_answer=direct,
         )
 
-    def _support_check(self, sentences, sources: list[Source], policy: Policy) -> Check:
+    def _support_check(self, sentences: tuple[AnswerSentence, ...], sources: list[Source], policy: Policy) -> Check:
         """The reader's support head on each LLM sentence against the passage of its cited text that supports it
         best; quotes of the book and uncited sentences are not read (the other checks judge them)."""
         by_n = {s.n: s.text for s in sources}
