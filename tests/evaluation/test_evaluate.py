@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers_paths import TEST_DATA
 
-from tutor.evaluation.calibrate import accepts, gate_values, pareto, permissive, recommend, trade_off
+from tutor.evaluation.calibrate import accepts, calibrate, gate_values, pareto, permissive, recommend, trade_off
 from tutor.evaluation.evaluate import evaluate, judge, restates_question, summarise
 from tutor.evaluation.questions import Question, load_questions
 from tutor.types import REFUSAL_SENTENCE, AnswerSentence, TutorAnswer
@@ -226,6 +226,21 @@ def test_pareto_front_is_monotone_and_undominated():
     for c in curve:  # every point is matched or beaten by a front point
         assert any(p["false_acceptance_rate"] <= c["false_acceptance_rate"] and p["coverage"] >= c["coverage"]
                    for p in front)
+
+
+def test_calibration_reports_what_each_cue_buys_even_when_no_policy_meets_the_bounds():
+    # a second file no threshold can keep under 10% false acceptance: nothing is recommended, yet the ablation and
+    # the ideas are still measured (at the base policy), so a cue that buys nothing can still be seen and dropped
+    hopeless = [{"expect": "refuse", "gate": gate(0.9), "covered_if_answered": False, "passes_checks": True},
+                {"expect": "answer", "gate": gate(0.2), "covered_if_answered": True, "passes_checks": True}]
+    cal = calibrate({"a.jsonl": RECORDS, "b.jsonl": hopeless}, BASE, 0.34, others_max_fa=0.1,
+                    others_min_coverage=0.5, grid=GRID)
+    assert cal.recommended is None and cal.chosen is None
+    assert set(cal.ablation) == {"a.jsonl", "b.jsonl"} and set(cal.ideas) == {"a.jsonl", "b.jsonl"}
+    rows = {r["without"]: r for r in cal.ablation["b.jsonl"]}
+    assert rows["all on"]["false_acceptance_rate"] == 1.0  # the 0.9 refusal passes at the base policy
+    met = calibrate({"a.jsonl": RECORDS}, BASE, 0.34, others_max_fa=1.0, others_min_coverage=0.0, grid=GRID)
+    assert met.chosen is not None and met.chosen.min_confidence == 0.56 and met.ablation["a.jsonl"]
 
 
 def test_accepts_applies_every_gate_threshold():

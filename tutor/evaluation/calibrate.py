@@ -240,9 +240,10 @@ def calibrate(records: dict[str, list[dict[str, Any]]], base: Policy, target_fa:
     allowed = [c for c in curve if all(o["false_acceptance_rate"] <= others_max_fa
                                        and o["coverage"] >= others_min_coverage for o in c.get("others", {}).values())]
     rec = recommend(allowed, target_fa)
-    if rec is None:
-        return Calibration(primary, front, None, None)
-    chosen = base.with_values(**{k: rec[k] for k in CALIBRATED})
-    ideas = {f: ideas_report(recs, chosen, grid) for f, recs in records.items()}
-    ablation = {f: ablation_report(recs, chosen, grid, target_fa) for f, recs in records.items()}
+    chosen = base.with_values(**{k: rec[k] for k in CALIBRATED if k in rec}) if rec is not None else None
+    # what each cue buys is reported either way: at the recommended policy, or at the base one when none qualifies
+    # (the cues still have to earn their place when the bounds cannot be met)
+    at = chosen or base
+    ideas = {f: ideas_report(recs, at, grid) for f, recs in records.items()}
+    ablation = {f: ablation_report(recs, at, grid, target_fa) for f, recs in records.items()}
     return Calibration(primary, front, rec, chosen, ablation, ideas)
