@@ -23,7 +23,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     work.mkdir(parents=True, exist_ok=True)
     lib = Library(eval_indexes(args, {"ncert"})["ncert"])
     sets = build_examples(training_articles(args.libraries), lib, args.seed, args.ncert_questions,
-                          args.ncert_claim_passages)
+                          args.ncert_claim_passages, args.extra_windows, args.swaps)
     save_examples(work / "train.jsonl", sets.train)
     save_examples(work / "heldout.jsonl", sets.heldout)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
@@ -54,5 +54,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: one per core)")
     p.add_argument("--ncert-questions", type=int, default=700, help="printed NCERT questions mined for training")
     p.add_argument("--ncert-claim-passages", type=int, default=500, help="NCERT passages sampled for claim examples")
+    p.add_argument("--extra-windows", type=int, default=1,
+                   help="more windows holding the answer, per answerable SQuAD training question (augment.py)")
+    p.add_argument("--swaps", type=int, default=1,
+                   help="questions with a name, number or key word swapped, per answerable SQuAD training question, "
+                        "read against the window that answered the original (negatives; augment.py)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

@@ -138,24 +138,24 @@ _OPPOSITES = [("increase", "decrease"), ("increases", "decreases"), ("more", "le
               ("east", "west"), ("upper", "lower"), ("inside", "outside"), ("always", "never"), ("rich", "poor"),
               ("strong", "weak"), ("heavy", "light"), ("hot", "cold"), ("won", "lost"), ("accepted", "rejected"),
               ("allowed", "banned"), ("supported", "opposed"), ("maximum", "minimum"), ("absorbed", "released")]
-_OPP = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
-_NAME = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
-_NUM = re.compile(r"\b\d{2,4}\b")
+OPPOSITE = {a: b for a, b in _OPPOSITES} | {b: a for a, b in _OPPOSITES}
+NAME = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
+NUMBER = re.compile(r"\b\d{2,4}\b")
 
 
 def corrupt(sentence: str, pool: str, rng: random.Random) -> str | None:
     """The sentence with one name, number or key word replaced so that it no longer says what the text says:
     a name or number from elsewhere in `pool`, or a word's opposite. None when nothing can be swapped."""
     moves = []
-    names = [m for m in _NAME.finditer(sentence)]
-    pool_names = sorted({m.group(0) for m in _NAME.finditer(pool)} - {m.group(0) for m in names})
+    names = [m for m in NAME.finditer(sentence)]
+    pool_names = sorted({m.group(0) for m in NAME.finditer(pool)} - {m.group(0) for m in names})
     if names and pool_names:
         moves.append("name")
-    nums = list(_NUM.finditer(sentence))
-    pool_nums = sorted({m.group(0) for m in _NUM.finditer(pool)} - {m.group(0) for m in nums})
+    nums = list(NUMBER.finditer(sentence))
+    pool_nums = sorted({m.group(0) for m in NUMBER.finditer(pool)} - {m.group(0) for m in nums})
     if nums and pool_nums:
         moves.append("number")
-    opp = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group(0).lower() in _OPP]
+    opp = [m for m in re.finditer(r"[A-Za-z]+", sentence) if m.group(0).lower() in OPPOSITE]
     if opp:
         moves.append("opposite")
     if not moves:
@@ -169,7 +169,7 @@ def corrupt(sentence: str, pool: str, rng: random.Random) -> str | None:
         new = rng.choice(pool_nums)
     else:
         m = rng.choice(opp)
-        w = _OPP[m.group(0).lower()]
+        w = OPPOSITE[m.group(0).lower()]
         new = w.capitalize() if m.group(0)[0].isupper() else w
     return sentence[: m.start()] + new + sentence[m.end():]
 
@@ -295,9 +295,13 @@ class ExampleSets:
 
 
 def build_examples(squad_file: Path, library: Library, seed: int = 0, ncert_questions: int = 700,
-                   ncert_claim_passages: int = 500) -> ExampleSets:
+                   ncert_claim_passages: int = 500, extra_windows: int = 0, swaps: int = 0) -> ExampleSets:
     """Every example of `python -m tutor train-reader`: SQuAD, NCERT (the printed questions of `library`'s shelves) and
-    claims of both, split by article and chapter; seeded (`seed` for training, `seed + 1` for the held-out part)."""
+    claims of both, split by article and chapter; seeded (`seed` for training, `seed + 1` for the held-out part).
+    `extra_windows` and `swaps` add, per answerable training question, more answer windows and swapped questions
+    (augment.py); the held-out part is never augmented, so its figures compare with a reader trained without."""
+    from tutor.reader.augment import augment
+
     rng = random.Random(seed)
     sq_train, held = squad_examples(squad_file, rng, keep="train")
     sq_held, _ = squad_examples(squad_file, random.Random(seed + 1), held, keep="heldout")
@@ -305,6 +309,12 @@ def build_examples(squad_file: Path, library: Library, seed: int = 0, ncert_ques
     nc_held, nc_held_passages = ncert_examples(library, random.Random(seed + 1), "heldout", ncert_questions // 3)
     squad_data = json.loads(squad_file.read_text(encoding="utf-8"))["data"]
     sq_passages = [(a["title"], p["context"]) for a in squad_data for p in a["paragraphs"]]
+    if extra_windows or swaps:
+        contexts: dict[str, list[str]] = {}
+        for title, ctx in sq_passages:
+            if title not in held:
+                contexts.setdefault(title, []).append(ctx)
+        sq_train += augment(sq_train, contexts, random.Random(seed + 2), extra_windows, swaps)
     nc_passages = rng.sample(nc_passages, min(len(nc_passages), ncert_claim_passages))
     cl_train = (claim_examples([x for x in sq_passages if x[0] not in held], rng, 1, "claim-squad")
                 + claim_examples(nc_passages, rng, 1, "claim-ncert"))

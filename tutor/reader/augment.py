@@ -1,0 +1,95 @@
+"""More training pairs for the answerability reader from the labelled questions it already has (examples.py).
+
+Two kinds, both made from the training articles and chapters only (never from a held-out one):
+
+- **More answer windows**: an answerable question read again with the answer at another place in a three-sentence
+  window of its paragraph (positive, with its span). The first reader saw each answer in one window only, so its span
+  head learnt from about 700 spans and its positives were outnumbered 2.5 to 1.
+- **Swapped questions**: an answerable question with one of its specifics (a name, a number or year, a key word)
+  replaced by another name or number of the same article, or by the word's opposite, read against the very window
+  that answers the original (negative). This is the commonest kind of SQuAD 2.0 unanswerable (an entity or a number
+  swapped, an antonym: Rajpurkar et al. 2018, table 2), and the case the gate missed: a passage on the topic, with a
+  plausible answer, that does not answer what was asked. The replacement never occurs in the window, so the label
+  holds by construction: the window cannot state an answer about a name it does not contain.
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+
+from tutor.reader.examples import NAME, NUMBER, OPPOSITE, WINDOW, Example, sentences, window
+
+# a capitalised word inside a question is a specific even at the start after the question word ("When did Rollo ...")
+_Q_NAME = re.compile(r"(?<=\w )[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
+_QUESTION_WORDS = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "The", "In", "On", "Of"}
+
+
+def swap_question(question: str, window_text: str, pool_names: Sequence[str], pool_numbers: Sequence[str],
+                  rng: random.Random) -> str | None:
+    """The question with one name, number or key word that the window contains replaced by a name or number of the
+    pool the window does not contain, or by the word's opposite when the window does not hold that opposite. None
+    when nothing in the question can be swapped that way."""
+    low = window_text.lower()
+    moves: list[tuple[re.Match, list[str]]] = []
+    names = [m for m in _Q_NAME.finditer(question)
+             if m.group(0) not in _QUESTION_WORDS and m.group(0).lower() in low]
+    new_names = [n for n in pool_names if n.lower() not in low]
+    if names and new_names:
+        moves += [(m, new_names) for m in names]
+    nums = [m for m in NUMBER.finditer(question) if m.group(0) in window_text]
+    new_nums = [n for n in pool_numbers if n not in window_text]
+    if nums and new_nums:
+        moves += [(m, new_nums) for m in nums]
+    for m in re.finditer(r"[A-Za-z]+", question):
+        w = m.group(0).lower()
+        if w in OPPOSITE and OPPOSITE[w] not in re.findall(r"[a-z]+", low):
+            opp = OPPOSITE[w]
+            moves.append((m, [opp.capitalize() if m.group(0)[0].isupper() else opp]))
+    if not moves:
+        return None
+    m, choices = rng.choice(moves)
+    return question[: m.start()] + rng.choice(choices) + question[m.end():]
+
+
+def _pool(texts: Sequence[str]) -> tuple[list[str], list[str]]:
+    joined = " ".join(texts)
+    return sorted({m.group(0) for m in NAME.finditer(joined)}), sorted({m.group(0) for m in NUMBER.finditer(joined)})
+
+
+def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: random.Random,
+            extra_windows: int = 1, swaps: int = 1) -> list[Example]:
+    """New pairs made from the answerable qa examples of `examples` (those with a span): `extra_windows` more
+    windows holding the answer, and `swaps` swapped questions against the answering window each. `contexts` maps a
+    group (article or chapter) to its paragraphs: where the window came from, and the pool of names and numbers to
+    swap in."""
+    pools = {g: _pool(texts) for g, texts in contexts.items()}
+    out: list[Example] = []
+    for e in examples:
+        if e.task != "qa" or e.label != 1 or e.span is None:
+            continue
+        names, numbers = pools.get(e.group, ([], []))
+        for _ in range(swaps):
+            bad = swap_question(e.first, e.second, names, numbers, rng)
+            if bad is not None and bad != e.first:
+                out.append(Example("qa", bad, e.second, 0, None, e.source + "-swap", e.group))
+        answer = e.second[e.span[0]:e.span[1]]
+        para = next((p for p in contexts.get(e.group, []) if e.second in p), None)
+        if para is None or extra_windows <= 0:
+            continue
+        base = para.index(e.second)
+        a_s = base + e.span[0]
+        spans = sentences(para)
+        si = next((i for i, (s, t) in enumerate(spans) if s <= a_s < t), 0)
+        firsts = [si - k for k in range(WINDOW) if si - k >= 0]
+        rng.shuffle(firsts)
+        made = 0
+        for first in firsts:
+            text, off = window(para, spans, first)
+            if text == e.second or not (off <= a_s and a_s + len(answer) <= off + len(text)):
+                continue
+            out.append(Example("qa", e.first, text, 1, (a_s - off, a_s - off + len(answer)), e.source, e.group))
+            made += 1
+            if made >= extra_windows:
+                break
+    return out
