@@ -69,6 +69,30 @@ def test_damaged_weights_are_refused_by_their_checksum(tmp_path):
         Reader(d)
 
 
+@needs_reader
+def test_the_int8_reader_reads_as_the_fp32_one_does():
+    fp32 = shared_reader(precision="fp32")
+    int8 = shared_reader(precision="int8")
+    assert int8 is not fp32 and int8.precision == "int8"
+    q = "Who commissioned the Taj Mahal?"
+    a, b = fp32.read(q, [PASSAGE, OTHER]), int8.read(q, [PASSAGE, OTHER])
+    assert b[0].probability > b[1].probability  # the same preference
+    assert abs(a[0].probability - b[0].probability) < 0.15 and abs(a[1].probability - b[1].probability) < 0.15
+    assert "Shah Jahan" in b[0].span
+
+
+def test_an_unknown_reader_precision_is_refused_by_name(monkeypatch):
+    from tutor.errors import TutorError
+    from tutor.reader.model import reader_precision
+
+    monkeypatch.setenv("TUTOR_READER_PRECISION", "int4")
+    with pytest.raises(TutorError, match="TUTOR_READER_PRECISION"):
+        reader_precision()
+    assert reader_precision("INT8") == "int8"
+    monkeypatch.delenv("TUTOR_READER_PRECISION")
+    assert reader_precision() == "fp32"
+
+
 def test_missing_reader_names_the_command_that_makes_it(tmp_path):
     from tutor.errors import TutorError
 

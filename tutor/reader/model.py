@@ -150,10 +150,42 @@ def best_span(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int) 
     return best
 
 
+PRECISIONS = ("fp32", "int8")
+
+
+def reader_precision(precision: str | None = None) -> str:
+    """The arithmetic the reader runs in: `fp32`, or `int8` (the linear layers' weights quantised to 8 bits at load,
+    activations quantised on the fly: faster on CPUs with VNNI, probabilities move by a few hundredths).
+    `$TUTOR_READER_PRECISION` sets the default."""
+    import os
+
+    p = (precision or os.environ.get("TUTOR_READER_PRECISION") or "fp32").strip().lower()
+    if p not in PRECISIONS:
+        from tutor.errors import TutorError
+
+        raise TutorError(f"reader precision {p!r} is not one of {', '.join(PRECISIONS)} (TUTOR_READER_PRECISION)")
+    return p
+
+
+def quantize_int8(net):
+    """The net with its linear layers dynamically quantised to int8 (torch's dynamic quantisation; the deprecation
+    warning of torch.ao is silenced: its successor, torchao, is not packaged for this torch here)."""
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from torch.ao.quantization import quantize_dynamic
+
+        return quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)
+
+
 class Reader:
     """The shipped reader, loaded once per process (see `shared_reader`); thread-safe (one forward at a time)."""
 
-    def __init__(self, directory: str | Path | None = None, threads: int | None = None):
+    def __init__(self, directory: str | Path | None = None, threads: int | None = None,
+                 precision: str | None = None):
         from safetensors.torch import load_file
 
         d = Path(directory or READER_DIR)
@@ -176,7 +208,8 @@ class Reader:
         missing, unexpected = net.load_state_dict(state, strict=False)
         if unexpected or any(not k.startswith("bert.embeddings.word_embeddings") for k in missing):
             raise ValueError(f"reader weights do not fit the model: missing {missing}, unexpected {unexpected}")
-        self.net = net.eval()
+        self.precision = reader_precision(precision)
+        self.net = quantize_int8(net.eval()) if self.precision == "int8" else net.eval()
         self.threads = threads
         self._lock = threading.Lock()
 
@@ -215,12 +248,13 @@ _SHARED: dict[str, Reader] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_reader(directory: str | Path | None = None) -> Reader:
-    """One reader per process and directory (loading costs about a second)."""
-    key = str(directory or READER_DIR)
+def shared_reader(directory: str | Path | None = None, precision: str | None = None) -> Reader:
+    """One reader per process, directory and precision (loading costs about a second)."""
+    p = reader_precision(precision)
+    key = f"{directory or READER_DIR}|{p}"
     with _SHARED_LOCK:
         if key not in _SHARED:
-            _SHARED[key] = Reader(directory)
+            _SHARED[key] = Reader(directory, precision=p)
         return _SHARED[key]
 
 
