@@ -276,3 +276,36 @@ def test_fast_embedder_matches_sentence_transformers_and_bf16_stays_close():
     if cpu_has_bf16():
         bf16 = MiniLMEmbedder(precision="bf16")
         assert (bf16.embed(texts) * ref).sum(axis=1).min() > 0.999
+
+
+# ---------------------------------------------------------------- the reader's added time
+
+class _ConstReader:
+    """Reads every passage with the same probability (a stand-in: the timing and shift arithmetic are tested)."""
+
+    def __init__(self, p: float):
+        self.p = p
+
+    def read(self, question, passages):
+        from tutor.reader.model import Reading
+
+        return [Reading(self.p, "", 0, 0) for _ in passages]
+
+    def supports(self, claims, texts):
+        return [self.p] * len(claims)
+
+
+def test_reader_bench_compares_readers_on_the_same_calls():
+    from tutor.evaluation.bench_reader import RecordingReader, measure_readers
+
+    rec = RecordingReader(_ConstReader(0.6))
+    rec.read("q1", ["a", "b", "c"])
+    rec.read("q2", ["d"])
+    assert rec.calls == [("q1", ["a", "b", "c"]), ("q2", ["d"])]
+    r = measure_readers({"fp32": _ConstReader(0.6), "int8": _ConstReader(0.45)}, rec.calls, rounds=2, warmup=1,
+                        threshold=0.5)
+    assert r["calls"] == 2 and r["windows_per_call"] == 2.0 and "torch_cpu_capability" in r["cpu"]
+    assert r["readers"]["fp32"]["decisions_flipped"] == 0 and r["readers"]["fp32"]["probability_shift_max"] == 0.0
+    int8 = r["readers"]["int8"]
+    assert int8["decisions_flipped"] == 2 and int8["probability_shift_mean"] == 0.15
+    assert int8["p50_ms"] >= 0 and int8["p95_ms"] >= int8["p50_ms"]

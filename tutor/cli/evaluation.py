@@ -1,5 +1,6 @@
-"""`python -m tutor eval`, `followups`, `calibrate`, `recall`, `hand-check` and `bench`: measuring the tutor on labelled
-questions and on the clock. Each command reads its options, calls tutor.evaluation and prints what it got.
+"""`python -m tutor eval`, `followups`, `calibrate`, `recall`, `hand-check`, `bench` and `bench-reader`: measuring the
+tutor on labelled questions and on the clock. Each command reads its options, calls tutor.evaluation and prints
+what it got.
 """
 from __future__ import annotations
 
@@ -235,6 +236,30 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_reader(args: argparse.Namespace) -> int:
+    from tutor.build import build_tutor
+    from tutor.evaluation.bench_reader import measure_readers, record_calls
+    from tutor.evaluation.questions import load_questions
+    from tutor.reader.model import shared_reader
+
+    qs = [q for path in args.questions for q in load_questions(path, args.limit)]
+    indexes = eval_indexes(args, {q.library for q in qs})
+    tutors = {name: build_tutor(path, policy=args.policy, answerer="extractive") for name, path in indexes.items()}
+    readers = {p: shared_reader(precision=p) for p in args.precision}
+    calls = record_calls(qs, tutors.__getitem__, readers[args.precision[0]])
+    threshold = next(iter(tutors.values())).policy.min_reader_probability
+    r = measure_readers(readers, calls, rounds=args.rounds, threshold=threshold)
+    print(f"{r['calls']} reader calls ({r['windows_per_call']} windows each) from {len(qs)} questions, "
+          f"{r['rounds']} rounds; CPU: {r['cpu']}")
+    for name, m in r["readers"].items():
+        print(f"  {name:5}  p50 {m['p50_ms']:6.1f} ms  p95 {m['p95_ms']:6.1f} ms  mean {m['mean_ms']:6.1f} ms   "
+              f"best P moved {m['probability_shift_mean']:.3f} on average (max {m['probability_shift_max']:.3f}), "
+              f"{m['decisions_flipped']} decision(s) flipped at {threshold}")
+    if args.json_out:
+        _write_json(args.json_out, r)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate on labelled questions",
                        parents=[*EVALUATION, MODELS, LIMIT, PERTURB, PROGRESS, split("all")])
@@ -286,3 +311,11 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--questions", type=Path,
                    help="questions to time (default: <libraries>/../questions/ncert-class10.jsonl)")
     p.set_defaults(fn=cmd_bench)
+
+    p = sub.add_parser("bench-reader", help="the time the answerability reader adds per question, by precision",
+                       parents=[*EVALUATION, LIMIT])
+    p.add_argument("questions", type=Path, nargs="+")
+    p.add_argument("--precision", nargs="+", choices=("fp32", "int8"), default=["fp32", "int8"],
+                   help="the reader precisions to time (the first is the reference for the probability shift)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.set_defaults(fn=cmd_bench_reader)
