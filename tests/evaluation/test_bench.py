@@ -309,3 +309,21 @@ def test_reader_bench_compares_readers_on_the_same_calls():
     int8 = r["readers"]["int8"]
     assert int8["decisions_flipped"] == 2 and int8["probability_shift_mean"] == 0.15
     assert int8["p50_ms"] >= 0 and int8["p95_ms"] >= int8["p50_ms"]
+
+
+def test_students_asking_together_are_all_answered_and_counted(library):
+    from tutor.evaluation.bench_concurrency import one_at_a_time, together
+    from tutor.evaluation.questions import Question
+    from tutor.pipeline import Tutor
+
+    from helpers_safety import policy
+
+    qs = [Question(f"q{i}", q, "answer", "10", "science", "x", None, None, None, "test")
+          for i, q in enumerate(["What is the power of a lens measured in?", "What does a convex lens do?",
+                                 "Who won the cricket world cup?"])]
+    tutor = Tutor(library, policy())
+    r = together(tutor, qs, students=4, rounds=2)
+    assert r["asked"] == 8 and r["answered_or_refused"] == 8 and r["error_count"] == 0
+    assert r["latency_ms"]["n"] == 8 and r["questions_per_s"] > 0 and "gate" in r["stage_mean_ms"]
+    alone = one_at_a_time(tutor, qs)
+    assert alone["latency_ms"]["n"] == 3

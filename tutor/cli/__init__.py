@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
     library.register(sub)  # ingest, search
     ask.register(sub)
-    evaluation.register(sub)  # eval, followups, calibrate, recall, hand-check, bench-reader
+    evaluation.register(sub)  # eval, followups, calibrate, recall, hand-check, bench-reader, bench-concurrency
     models.register(sub)  # llm-model
     reader.register(sub)  # train-reader
     evaluation.register_bench(sub)

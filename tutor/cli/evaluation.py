@@ -1,6 +1,6 @@
-"""`python -m tutor eval`, `followups`, `calibrate`, `recall`, `hand-check`, `bench` and `bench-reader`: measuring the
-tutor on labelled questions and on the clock. Each command reads its options, calls tutor.evaluation and prints
-what it got.
+"""`python -m tutor eval`, `followups`, `calibrate`, `recall`, `hand-check`, `bench`, `bench-reader` and
+`bench-concurrency`: measuring the tutor on labelled questions and on the clock. Each command reads its options,
+calls tutor.evaluation and prints what it got.
 """
 from __future__ import annotations
 
@@ -260,6 +260,32 @@ def cmd_bench_reader(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_concurrency(args: argparse.Namespace) -> int:
+    from tutor.build import build_tutor
+    from tutor.evaluation.bench_concurrency import one_at_a_time, together
+    from tutor.evaluation.questions import load_questions
+
+    qs = load_questions(args.questions, args.limit)
+    indexes = eval_indexes(args, {q.library for q in qs})
+    if len(indexes) != 1:
+        raise SystemExit("error: bench-concurrency asks questions of one library")
+    tutor = build_tutor(next(iter(indexes.values())), policy=args.policy, answerer="extractive")
+    for q in qs[:5]:  # warm: models loaded, each shelf's lexical index built
+        tutor.ask(q.question, q.klass, q.subject)
+    r = {"alone": one_at_a_time(tutor, qs[: args.students * args.rounds]),
+         "together": together(tutor, qs, args.students, args.rounds)}
+    for name, m in r.items():
+        lat = m["latency_ms"]
+        print(f"{name:9} p50 {lat['p50']:8.1f} ms  p95 {lat['p95']:8.1f} ms  (n {lat['n']})  stage means: "
+              + ", ".join(f"{k} {v}" for k, v in list(m["stage_mean_ms"].items())[:5]))
+    t = r["together"]
+    print(f"{t['students']} students x {t['rounds']} rounds: {t['questions_per_s']} questions/s, "
+          f"{t['error_count']} error(s)")
+    if args.json_out:
+        _write_json(args.json_out, r)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate on labelled questions",
                        parents=[*EVALUATION, MODELS, LIMIT, PERTURB, PROGRESS, split("all")])
@@ -319,3 +345,10 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
                    help="the reader precisions to time (the first is the reference for the probability shift)")
     p.add_argument("--rounds", type=int, default=3)
     p.set_defaults(fn=cmd_bench_reader)
+
+    p = sub.add_parser("bench-concurrency", help="students asking at once through one shared tutor, against alone",
+                       parents=[*EVALUATION, LIMIT])
+    p.add_argument("questions", type=Path)
+    p.add_argument("--students", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=3)
+    p.set_defaults(fn=cmd_bench_concurrency)

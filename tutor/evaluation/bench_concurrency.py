@@ -1,0 +1,74 @@
+"""Many students at once through one shared Tutor, as Streamlit's script threads share the app's cached Tutor: the
+latency each student sees and where the time goes, against the same questions asked one at a time.
+
+Each round releases every student's thread together (a barrier), so the questions really arrive at once; a student's
+latency is the wall-clock time of its `ask`, and the stage means come from the answers' own timings.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from tutor.evaluation.bench_queries import summary
+
+if TYPE_CHECKING:
+    from tutor.evaluation.questions import Question
+    from tutor.pipeline import Tutor
+
+
+def _stage_means(timings: list[dict[str, float]]) -> dict[str, float]:
+    sums: dict[str, float] = defaultdict(float)
+    for t in timings:
+        for k, v in t.items():
+            sums[k] += v
+    return {k: round(v / max(1, len(timings)), 1) for k, v in sorted(sums.items(), key=lambda kv: -kv[1])}
+
+
+def one_at_a_time(tutor: Tutor, questions: Sequence[Question]) -> dict[str, Any]:
+    """Every question asked alone, in turn."""
+    ms, timings = [], []
+    for q in questions:
+        t0 = time.perf_counter()
+        ans = tutor.ask(q.question, q.klass, q.subject)
+        ms.append((time.perf_counter() - t0) * 1000)
+        timings.append(ans.timings_ms)
+    return {"latency_ms": summary(ms, 1), "stage_mean_ms": _stage_means(timings)}
+
+
+def together(tutor: Tutor, questions: Sequence[Question], students: int, rounds: int) -> dict[str, Any]:
+    """`students` threads asking at once, `rounds` times (student i asks question (round * students + i) mod n)."""
+    barrier = threading.Barrier(students)
+    ms: list[float] = []
+    timings: list[dict[str, float]] = []
+    errors: list[str] = []
+    lock = threading.Lock()
+
+    def student(i: int) -> None:
+        for r in range(rounds):
+            q = questions[(r * students + i) % len(questions)]
+            barrier.wait()
+            t0 = time.perf_counter()
+            try:
+                ans = tutor.ask(q.question, q.klass, q.subject)
+            except Exception as e:  # noqa: BLE001 - a failed question is counted, not raised in a thread
+                with lock:
+                    errors.append(f"{type(e).__name__}: {e}")
+                continue
+            took = (time.perf_counter() - t0) * 1000
+            with lock:
+                ms.append(took)
+                timings.append(ans.timings_ms)
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(students)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    return {"students": students, "rounds": rounds, "asked": students * rounds, "answered_or_refused": len(ms),
+            "errors": errors[:5], "error_count": len(errors), "latency_ms": summary(ms, 1),
+            "questions_per_s": round(len(ms) / wall, 2), "stage_mean_ms": _stage_means(timings)}
