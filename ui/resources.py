@@ -11,8 +11,8 @@ from typing import Any
 import streamlit as st
 
 from tutor.audit.log import AuditLog
-from tutor.build import build_tutor, embedder_kind, make_embedder
-from tutor.config import audit_db_path, data_dir, index_dir
+from tutor.build import build_tutor, embedder_kind, make_embedder, open_audit
+from tutor.config import audit_db_path, data_dir, database_url, index_dir
 from tutor.errors import TutorError
 from tutor.ingest.uploads import uploads_dir
 from tutor.retrieval.search import Library
@@ -77,18 +77,19 @@ def get_library(root: str, kind: str) -> Library:
 
 
 @st.cache_resource
-def get_audit(path: str) -> AuditLog:
-    return AuditLog(path)
+def get_audit(path: str, url: str | None = None) -> AuditLog:
+    """The audit log: SQLite at `path`, or the PostgreSQL database `url` (tutor.build.open_audit)."""
+    return open_audit(path, url)
 
 
 @st.cache_resource(show_spinner="Getting the tutor ready…")
-def get_tutor(root: str, audit_path: str, kind: str):
-    """One Tutor per (library, audit log, embedder): it holds no per-question state, so all users share it.
+def get_tutor(root: str, audit_path: str, kind: str, url: str | None = None):
+    """One Tutor per (library, audit log, embedder, database): it holds no per-question state, so all users share it.
 
     Built by tutor.build.build_tutor like everywhere else; the answerer comes from the policy (`TUTOR_ANSWERER`:
     extractive, local or openai); an OpenAI-compatible server's address, model and key come from st.secrets
     ([llm] base_url/model/api_key) or the environment."""
-    return build_tutor(get_library(root, kind), audit=get_audit(audit_path), secrets=_secrets())
+    return build_tutor(get_library(root, kind), audit=get_audit(audit_path, url), secrets=_secrets())
 
 
 def _secrets() -> dict[str, Any]:
@@ -98,18 +99,24 @@ def _secrets() -> dict[str, Any]:
         return {}
 
 
+def db_url() -> str | None:
+    """The shared PostgreSQL database (`TUTOR_DATABASE_URL`, or `database_url` in st.secrets), None for the local
+    files."""
+    return database_url(_secrets())
+
+
 def library() -> Library:
     return get_library(str(index_dir()), embedder_kind())
 
 
 def audit_log() -> AuditLog:
-    return get_audit(str(audit_db_path()))
+    return get_audit(str(audit_db_path()), db_url())
 
 
 def tutor_or_stop():
     """The shared Tutor, or a plain message and a stopped page when the policy or library cannot be loaded."""
     try:
-        return get_tutor(str(index_dir()), str(audit_db_path()), embedder_kind())
+        return get_tutor(str(index_dir()), str(audit_db_path()), embedder_kind(), db_url())
     except TutorError as e:
         st.error(f"The tutor cannot start: {e}", icon=":material/error:")
         st.stop()
