@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-BACKENDS = ("sqlite", "postgres")  # the audit log's; the shelves' are ("faiss", "postgres")
+BACKENDS = ("sqlite", "postgres")  # the audit log's
+SHELF_BACKENDS = ("faiss", "postgres")  # the shelves'
 PG_VERSION = 16
 
 

@@ -125,3 +125,21 @@ def test_with_a_database_url_the_audit_log_is_on_postgres_and_its_spool_on_this_
     assert tutor.audit.spool_path == tmp_path / "audit-postgres.spool.jsonl"
     assert not (tmp_path / "audit.sqlite3").exists()
     assert PgAuditLog(pg_url, tmp_path / "other.jsonl").rows()[0]["question"] == LENS_Q  # another process sees it
+
+
+def test_with_a_database_url_the_shelves_are_read_from_postgres(tmp_path, pg_url, monkeypatch):
+    from tutor.config import DATABASE_URL_ENV
+    from tutor.store.backends import open_store
+    from tutor.store.pg_shelf import PgShelfStore
+    from tutor.store.shelf import Manifest
+
+    store = open_store(tmp_path / "index", pg_url)
+    assert isinstance(store, PgShelfStore)
+    emb = HashEmbedder()
+    store.write(Manifest("10", "science", emb.name, emb.dim), LIGHT, emb.embed([c.text for c in LIGHT]))
+    monkeypatch.setenv(DATABASE_URL_ENV, pg_url)
+    tutor = build_tutor(tmp_path / "index", policy=policy(), embedder="hash", models=False)  # an empty folder here
+    assert isinstance(tutor.library.store, PgShelfStore)
+    ans = tutor.ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and "dioptres" in ans.answer
+    assert not (tmp_path / "index").exists()  # nothing was written on this disk

@@ -19,6 +19,7 @@ from tutor.pipeline import Tutor
 from tutor.policy import Policy, load_policy
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, default_embedder, e5_embedder, embedder_by_name
 from tutor.retrieval.search import Library
+from tutor.store.backends import open_store
 from tutor.store.shelf import ShelfStore
 from tutor.testing import HASH_EMBEDDER_NAME, HashEmbedder
 
@@ -112,7 +113,8 @@ def build_tutor(
     secrets: Mapping[str, Any] | None = None,
     models: bool = True,
 ) -> Tutor:
-    """A Tutor over `library` (a Library, or the folder of its shelves).
+    """A Tutor over `library` (a Library, or the folder of its shelves; in the PostgreSQL database instead when
+    `database_url(secrets)` names one).
 
     policy:   a Policy, a policy TOML file, or None: the shipped policy (with `$TUTOR_POLICY` and `TUTOR_<FIELD>`).
     answerer: a name (extractive, local, openai) overriding the policy's, or an Answerer object used as it is.
@@ -131,7 +133,7 @@ def build_tutor(
         lib = library
     else:
         emb = make_embedder(embedder) if isinstance(embedder, str) else embedder  # None: auto
-        lib = Library(library, embedder=emb)
+        lib = Library(library, embedder=emb, store=open_store(library, database_url(secrets)))
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     overrides = {"answerer": answerer if isinstance(answerer, str) else None, "rerank": rerank, "judge": judge,
                  "reader": reader}

@@ -16,8 +16,9 @@ from tutor.config import audit_db_path, data_dir, database_url, index_dir
 from tutor.errors import TutorError
 from tutor.ingest.uploads import uploads_dir
 from tutor.retrieval.search import Library
+from tutor.store.backends import open_store
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
-from tutor.store.shelf import ShelfStore, check_name
+from tutor.store.shelf import check_name
 
 APP_PATH = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -72,8 +73,9 @@ def get_embedder(kind: str):
 
 
 @st.cache_resource(show_spinner="Opening the library…")
-def get_library(root: str, kind: str) -> Library:
-    return Library(root, embedder=get_embedder(kind))
+def get_library(root: str, kind: str, url: str | None = None) -> Library:
+    """The shelves: FAISS folders under `root`, or the PostgreSQL database `url` (tutor.store.backends)."""
+    return Library(root, embedder=get_embedder(kind), store=open_store(root, url))
 
 
 @st.cache_resource
@@ -89,7 +91,7 @@ def get_tutor(root: str, audit_path: str, kind: str, url: str | None = None):
     Built by tutor.build.build_tutor like everywhere else; the answerer comes from the policy (`TUTOR_ANSWERER`:
     extractive, local or openai); an OpenAI-compatible server's address, model and key come from st.secrets
     ([llm] base_url/model/api_key) or the environment."""
-    return build_tutor(get_library(root, kind), audit=get_audit(audit_path, url), secrets=_secrets())
+    return build_tutor(get_library(root, kind, url), audit=get_audit(audit_path, url), secrets=_secrets())
 
 
 def _secrets() -> dict[str, Any]:
@@ -106,7 +108,7 @@ def db_url() -> str | None:
 
 
 def library() -> Library:
-    return get_library(str(index_dir()), embedder_kind())
+    return get_library(str(index_dir()), embedder_kind(), db_url())
 
 
 def audit_log() -> AuditLog:
@@ -141,7 +143,7 @@ def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], ca
 def chapter_pdf(klass: str, subject: str, file: str) -> tuple[Path, str] | None:
     """The PDF a chapter was ingested from, and its digest: the recorded source, else the kept upload; None when
     neither is there any more or the file there is not the one that was ingested (same sha256)."""
-    manifest = ShelfStore(index_dir()).manifest(klass, subject)  # the manifest alone: no embedder is loaded
+    manifest = open_store(index_dir(), db_url()).manifest(klass, subject)  # the manifest alone: no embedder loaded
     entry = manifest.chapters.get(file) if manifest else None
     if entry is None:
         return None
