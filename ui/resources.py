@@ -143,12 +143,17 @@ def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], ca
 def chapter_pdf(klass: str, subject: str, file: str) -> tuple[Path, str] | None:
     """The PDF a chapter was ingested from, and its digest: the recorded source, else the kept upload; None when
     neither is there any more or the file there is not the one that was ingested (same sha256)."""
-    manifest = open_store(index_dir(), db_url()).manifest(klass, subject)  # the manifest alone: no embedder loaded
+    store = open_store(index_dir(), db_url())
+    manifest = store.manifest(klass, subject)  # the manifest alone: no embedder is loaded
     entry = manifest.chapters.get(file) if manifest else None
     if entry is None:
         return None
     kept = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject") / file
     pdf = find_pdf([entry.source, kept], entry.sha256)
+    db = getattr(store, "uploads", None)  # on PostgreSQL the kept PDF is in the database: copied here once
+    if pdf is None and db is not None:
+        db.export(klass, subject, kept.parent, file=file)
+        pdf = find_pdf([kept], entry.sha256)
     return (pdf, entry.sha256) if pdf is not None else None
 
 

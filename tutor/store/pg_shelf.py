@@ -32,6 +32,7 @@ from pgvector.psycopg import register_vector
 from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound
+from tutor.store.pg_uploads import PgUploads
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_name, sort_keys
 from tutor.types import Chunk
 
@@ -64,6 +65,18 @@ MIGRATIONS: list[str] = [
         embedding vector NOT NULL,
         PRIMARY KEY (class, subject, version, row),
         FOREIGN KEY (class, subject, version) REFERENCES shelf_versions ON DELETE CASCADE
+    );
+    """,
+    # 2: the uploaded PDFs, kept so that any app process can rebuild a shelf from them (tutor/store/pg_uploads.py)
+    """
+    CREATE TABLE uploads (
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        file TEXT NOT NULL,
+        sha256 TEXT NOT NULL,
+        data BYTEA NOT NULL,
+        created TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (class, subject, file)
     );
     """,
 ]
@@ -102,6 +115,7 @@ class PgShelfStore:
         self._search_con: psycopg.Connection | None = None
         self._search_lock = threading.Lock()
         self._state_lock = threading.Lock()
+        self.uploads = PgUploads(self)  # the kept PDFs (tutor/ingest/uploads.py reads them through this)
 
     # ------------------------------------------------------------------ connections and schema
     def _connect(self, autocommit: bool = False) -> psycopg.Connection:
