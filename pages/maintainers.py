@@ -74,7 +74,7 @@ if damaged:
             st.error(f"**{pres.shelf_label(key.klass, key.subject)}** is damaged: {pres.md(problem.detail)}",
                      icon=":material/broken_image:")
             previous = store.previous_version(key.klass, key.subject)
-            kept_here = uploads.kept_pdfs(key.klass, key.subject)
+            kept_here = uploads.kept_names(store, key.klass, key.subject)
             c1, c2 = st.columns(2)
             if c1.button("Roll back to the previous version", icon=":material/history:", key=f"m_rollback_{tag}",
                          disabled=previous is None,
@@ -202,7 +202,7 @@ with tab_shelves:
     key = st.selectbox("Manage a shelf", keys, format_func=lambda k: pres.shelf_label(k.klass, k.subject),
                        key="m_shelf")
     manifest = manifests[key]
-    kept = uploads.kept_pdfs(key.klass, key.subject)
+    kept = uploads.kept_names(store, key.klass, key.subject)
     chapters = chapter_text.chapters_in_order(manifest)
     if not chapters:
         st.warning("This shelf has no chapters left, so students do not see it.", icon=":material/warning:")

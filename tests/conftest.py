@@ -1,11 +1,14 @@
 """Fixtures several test files share. Helpers to import live beside this file (`helpers_*.py`: PDFs made in the test,
-small shelves, paths, local servers); the test fakes live in tutor/testing.py."""
+small shelves, paths, local servers, the PostgreSQL test server); the test fakes live in tutor/testing.py."""
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import pytest
 
 from tutor.retrieval.search import Library
 
+from helpers_postgres import PostgresTestServer
 from helpers_safety import EMB, LIGHT, SOIL, write_shelf
 
 
@@ -15,3 +18,20 @@ def library(tmp_path) -> Library:
     write_shelf(tmp_path / "index", LIGHT, subject="science")
     write_shelf(tmp_path / "index", SOIL, subject="social-science")
     return Library(tmp_path / "index", embedder=EMB)
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory) -> Iterator[PostgresTestServer]:
+    """One real PostgreSQL 16 + pgvector server for the whole session (started on first use, stopped at the end)."""
+    server = PostgresTestServer(tmp_path_factory.mktemp("postgres"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server) -> Iterator[str]:
+    """A fresh, empty database on the session's server (pgvector created in it), dropped after the test."""
+    with pg_server.database() as url:
+        yield url

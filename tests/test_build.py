@@ -94,3 +94,52 @@ def test_a_rebuild_uses_the_shelf_own_model_and_uploads_the_chosen_one(index):
     assert shelf_embedder(store, key.klass, key.subject, "hash").name == HashEmbedder.name
     assert upload_embedder("auto", "minilm") is None  # each shelf keeps its model; a new one gets the automatic pick
     assert upload_embedder("auto", "hash").name == HashEmbedder.name
+
+
+# ---------------------------------------------------------------- TUTOR_DATABASE_URL switches the backend
+
+
+def test_the_database_url_comes_from_the_environment_else_the_secrets(monkeypatch):
+    from tutor.config import DATABASE_URL_ENV, database_url
+    from tutor.errors import DatabaseSetupError
+
+    monkeypatch.delenv(DATABASE_URL_ENV, raising=False)
+    assert database_url() is None and database_url({}) is None  # the default: files on this disk
+    assert database_url({"database_url": "postgresql://u@db/tutor"}) == "postgresql://u@db/tutor"
+    monkeypatch.setenv(DATABASE_URL_ENV, "postgresql://env@db/tutor")
+    assert database_url({"database_url": "postgresql://u@db/tutor"}) == "postgresql://env@db/tutor"
+    monkeypatch.setenv(DATABASE_URL_ENV, "sqlite:///tmp/a.db")
+    with pytest.raises(DatabaseSetupError, match="must be a PostgreSQL URL"):
+        database_url()
+
+
+def test_with_a_database_url_the_audit_log_is_on_postgres_and_its_spool_on_this_disk(index, tmp_path, pg_url,
+                                                                                      monkeypatch):
+    from tutor.audit.pg_log import PgAuditLog
+    from tutor.config import DATABASE_URL_ENV
+
+    monkeypatch.setenv(DATABASE_URL_ENV, pg_url)
+    tutor = build_tutor(index, policy=policy(), embedder="hash", audit=tmp_path / "audit.sqlite3", models=False)
+    tutor.ask(LENS_Q, "10", "science")
+    assert isinstance(tutor.audit, PgAuditLog) and tutor.audit.count() == 1
+    assert tutor.audit.spool_path == tmp_path / "audit-postgres.spool.jsonl"
+    assert not (tmp_path / "audit.sqlite3").exists()
+    assert PgAuditLog(pg_url, tmp_path / "other.jsonl").rows()[0]["question"] == LENS_Q  # another process sees it
+
+
+def test_with_a_database_url_the_shelves_are_read_from_postgres(tmp_path, pg_url, monkeypatch):
+    from tutor.config import DATABASE_URL_ENV
+    from tutor.store.backends import open_store
+    from tutor.store.pg_shelf import PgShelfStore
+    from tutor.store.shelf import Manifest
+
+    store = open_store(tmp_path / "index", pg_url)
+    assert isinstance(store, PgShelfStore)
+    emb = HashEmbedder()
+    store.write(Manifest("10", "science", emb.name, emb.dim), LIGHT, emb.embed([c.text for c in LIGHT]))
+    monkeypatch.setenv(DATABASE_URL_ENV, pg_url)
+    tutor = build_tutor(tmp_path / "index", policy=policy(), embedder="hash", models=False)  # an empty folder here
+    assert isinstance(tutor.library.store, PgShelfStore)
+    ans = tutor.ask(LENS_Q, "10", "science")
+    assert not ans.was_refusal and "dioptres" in ans.answer
+    assert not (tmp_path / "index").exists()  # nothing was written on this disk

@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer
 from tutor.audit.log import AuditLog
-from tutor.errors import ShelfDamaged
+from tutor.config import database_url
+from tutor.errors import DatabaseSetupError, ShelfDamaged
 from tutor.pipeline import Tutor
 from tutor.policy import Policy, load_policy
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, default_embedder, e5_embedder, embedder_by_name
 from tutor.retrieval.search import Library
+from tutor.store.backends import open_store
 from tutor.store.shelf import ShelfStore
 from tutor.testing import HASH_EMBEDDER_NAME, HashEmbedder
 
@@ -84,6 +86,19 @@ def shelf_embedder(store: ShelfStore, klass: str, subject: str, kind: str) -> Em
     return make_embedder("minilm")
 
 
+def open_audit(path: str | Path, url: str | None = None) -> AuditLog:
+    """The audit log: in the PostgreSQL database `url` when one is given (`tutor.config.database_url`), its spool on
+    this disk beside `path`; else the SQLite file `path`. The one place the backend of the audit log is chosen."""
+    if not url:
+        return AuditLog(path)
+    try:
+        from tutor.audit.pg_log import PgAuditLog
+    except ImportError as e:
+        raise DatabaseSetupError(f"a database URL is set but the PostgreSQL driver is missing ({e}): install the "
+                                 "`postgres` extra (pip install -e '.[postgres]')") from e
+    return PgAuditLog(url, spool_path=Path(path).with_name("audit-postgres.spool.jsonl"))
+
+
 def build_tutor(
     library: Library | str | Path,
     *,
@@ -98,13 +113,15 @@ def build_tutor(
     secrets: Mapping[str, Any] | None = None,
     models: bool = True,
 ) -> Tutor:
-    """A Tutor over `library` (a Library, or the folder of its shelves).
+    """A Tutor over `library` (a Library, or the folder of its shelves; in the PostgreSQL database instead when
+    `database_url(secrets)` names one).
 
     policy:   a Policy, a policy TOML file, or None: the shipped policy (with `$TUTOR_POLICY` and `TUTOR_<FIELD>`).
     answerer: a name (extractive, local, openai) overriding the policy's, or an Answerer object used as it is.
     rerank, judge, reader: override the policy's switch of that name; None keeps the policy's.
     embedder: a kind of EMBEDDER_KINDS or an Embedder, for a folder; None is `auto`. A Library brings its own.
-    audit:    an AuditLog or the path of its SQLite file; None: answers are not logged.
+    audit:    an AuditLog, or the path of its SQLite file (on PostgreSQL instead when `database_url(secrets)`
+              names a database: see `open_audit`); None: answers are not logged.
     llm, secrets: the language model to use instead of the one the policy names, and the app's secrets (an
               OpenAI-compatible server's address, model and key); see `make_parts`.
     models:   False: the gate and the extractive answerer alone (no reader, reranker, judge or LLM, whatever the
@@ -116,12 +133,12 @@ def build_tutor(
         lib = library
     else:
         emb = make_embedder(embedder) if isinstance(embedder, str) else embedder  # None: auto
-        lib = Library(library, embedder=emb)
+        lib = Library(library, embedder=emb, store=open_store(library, database_url(secrets)))
     pol = policy if isinstance(policy, Policy) else load_policy(policy)
     overrides = {"answerer": answerer if isinstance(answerer, str) else None, "rerank": rerank, "judge": judge,
                  "reader": reader}
     pol = pol.with_values(**{k: v for k, v in overrides.items() if v is not None})
-    log = AuditLog(audit) if isinstance(audit, (str, Path)) else audit
+    log = open_audit(audit, database_url(secrets)) if isinstance(audit, (str, Path)) else audit
     given = None if answerer is None or isinstance(answerer, str) else answerer  # an Answerer object, used as it is
     if not models:
         return Tutor(lib, pol, answerer=given or ExtractiveAnswerer(), audit=log)

@@ -5,7 +5,11 @@ Nothing here reaches the network: the embedding model and NLTK data come from in
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from tutor.errors import DatabaseSetupError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_LIBRARY = PROJECT_ROOT / "data" / "sample" / "library"
@@ -47,3 +51,22 @@ def index_dir() -> Path:
 def audit_db_path() -> Path:
     """The SQLite audit database: `TUTOR_AUDIT_DB`, else `<data dir>/audit.sqlite3`."""
     return Path(os.environ.get("TUTOR_AUDIT_DB", data_dir() / "audit.sqlite3"))
+
+
+DATABASE_URL_ENV = "TUTOR_DATABASE_URL"
+
+
+def database_url(secrets: Mapping[str, Any] | None = None) -> str | None:
+    """The PostgreSQL database that app processes share: `$TUTOR_DATABASE_URL`, else `database_url` in `secrets` (the
+    app's st.secrets); None, the default: shelves in FAISS folders and the audit log in SQLite, on this disk.
+
+    Raises DatabaseSetupError for a URL that is not PostgreSQL's (so a typo is not silently the local default)."""
+    url = os.environ.get(DATABASE_URL_ENV, "").strip()
+    if not url and secrets:
+        url = str(secrets.get("database_url") or secrets.get(DATABASE_URL_ENV) or "").strip()
+    if not url:
+        return None
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise DatabaseSetupError(f"{DATABASE_URL_ENV} must be a PostgreSQL URL (postgresql://user:password@host/db), "
+                                 f"not {url.split('://')[0]!r}")
+    return url

@@ -59,3 +59,17 @@ class ShelfDamaged(TutorError):
     def __init__(self, klass: str, subject: str, detail: str, version: str | None = None):
         self.klass, self.subject, self.detail, self.version = klass, subject, detail, version
         super().__init__(f"shelf class {klass} {subject} is damaged: {detail}")
+
+
+class DatabaseSetupError(TutorError):
+    """`TUTOR_DATABASE_URL` names a database this installation cannot use (not a PostgreSQL URL, or the `postgres`
+    extra not installed)."""
+
+
+class ShelfBusy(TutorError):
+    """Another writer holds a shelf (two ingests of one shelf at once cannot both win)."""
+
+    def __init__(self, klass: str, subject: str):
+        self.klass, self.subject = klass, subject
+        super().__init__(f"Another ingest of class {klass} {subject} is running right now (in this or another app "
+                         "process); this one was not started. Try again when it has finished.")

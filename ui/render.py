@@ -88,9 +88,11 @@ def audit_health_panel(log: AuditLog) -> None:
             except TutorError as e:
                 st.session_state[MAINT_NOTICE] = ("error", str(e))
             st.rerun()
-        if c2.button("Set the damaged database aside", icon=":material/move_item:", key="audit_set_aside",
-                     disabled=h.ok, help="Renames the damaged file (nothing is deleted), starts a fresh database and "
-                     "writes the spooled questions into it. No restart is needed."):
+        # a PostgreSQL database is its administrator's to repair: only a SQLite file can be set aside from here
+        if log.can_set_aside and c2.button(
+                "Set the damaged database aside", icon=":material/move_item:", key="audit_set_aside", disabled=h.ok,
+                help="Renames the damaged file (nothing is deleted), starts a fresh database and writes the spooled "
+                     "questions into it. No restart is needed."):
             moved = log.set_aside()
             done = (f"The damaged audit database was moved to {moved.name}; a fresh one is in use and the spooled "
                     "questions are in it.")

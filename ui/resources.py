@@ -11,13 +11,14 @@ from typing import Any
 import streamlit as st
 
 from tutor.audit.log import AuditLog
-from tutor.build import build_tutor, embedder_kind, make_embedder
-from tutor.config import audit_db_path, data_dir, index_dir
+from tutor.build import build_tutor, embedder_kind, make_embedder, open_audit
+from tutor.config import audit_db_path, data_dir, database_url, index_dir
 from tutor.errors import TutorError
 from tutor.ingest.uploads import uploads_dir
 from tutor.retrieval.search import Library
+from tutor.store.backends import open_store
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
-from tutor.store.shelf import ShelfStore, check_name
+from tutor.store.shelf import check_name
 
 APP_PATH = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -72,23 +73,25 @@ def get_embedder(kind: str):
 
 
 @st.cache_resource(show_spinner="Opening the library…")
-def get_library(root: str, kind: str) -> Library:
-    return Library(root, embedder=get_embedder(kind))
+def get_library(root: str, kind: str, url: str | None = None) -> Library:
+    """The shelves: FAISS folders under `root`, or the PostgreSQL database `url` (tutor.store.backends)."""
+    return Library(root, embedder=get_embedder(kind), store=open_store(root, url))
 
 
 @st.cache_resource
-def get_audit(path: str) -> AuditLog:
-    return AuditLog(path)
+def get_audit(path: str, url: str | None = None) -> AuditLog:
+    """The audit log: SQLite at `path`, or the PostgreSQL database `url` (tutor.build.open_audit)."""
+    return open_audit(path, url)
 
 
 @st.cache_resource(show_spinner="Getting the tutor ready…")
-def get_tutor(root: str, audit_path: str, kind: str):
-    """One Tutor per (library, audit log, embedder): it holds no per-question state, so all users share it.
+def get_tutor(root: str, audit_path: str, kind: str, url: str | None = None):
+    """One Tutor per (library, audit log, embedder, database): it holds no per-question state, so all users share it.
 
     Built by tutor.build.build_tutor like everywhere else; the answerer comes from the policy (`TUTOR_ANSWERER`:
     extractive, local or openai); an OpenAI-compatible server's address, model and key come from st.secrets
     ([llm] base_url/model/api_key) or the environment."""
-    return build_tutor(get_library(root, kind), audit=get_audit(audit_path), secrets=_secrets())
+    return build_tutor(get_library(root, kind, url), audit=get_audit(audit_path, url), secrets=_secrets())
 
 
 def _secrets() -> dict[str, Any]:
@@ -98,18 +101,24 @@ def _secrets() -> dict[str, Any]:
         return {}
 
 
+def db_url() -> str | None:
+    """The shared PostgreSQL database (`TUTOR_DATABASE_URL`, or `database_url` in st.secrets), None for the local
+    files."""
+    return database_url(_secrets())
+
+
 def library() -> Library:
-    return get_library(str(index_dir()), embedder_kind())
+    return get_library(str(index_dir()), embedder_kind(), db_url())
 
 
 def audit_log() -> AuditLog:
-    return get_audit(str(audit_db_path()))
+    return get_audit(str(audit_db_path()), db_url())
 
 
 def tutor_or_stop():
     """The shared Tutor, or a plain message and a stopped page when the policy or library cannot be loaded."""
     try:
-        return get_tutor(str(index_dir()), str(audit_db_path()), embedder_kind())
+        return get_tutor(str(index_dir()), str(audit_db_path()), embedder_kind(), db_url())
     except TutorError as e:
         st.error(f"The tutor cannot start: {e}", icon=":material/error:")
         st.stop()
@@ -134,12 +143,17 @@ def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], ca
 def chapter_pdf(klass: str, subject: str, file: str) -> tuple[Path, str] | None:
     """The PDF a chapter was ingested from, and its digest: the recorded source, else the kept upload; None when
     neither is there any more or the file there is not the one that was ingested (same sha256)."""
-    manifest = ShelfStore(index_dir()).manifest(klass, subject)  # the manifest alone: no embedder is loaded
+    store = open_store(index_dir(), db_url())
+    manifest = store.manifest(klass, subject)  # the manifest alone: no embedder is loaded
     entry = manifest.chapters.get(file) if manifest else None
     if entry is None:
         return None
     kept = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject") / file
     pdf = find_pdf([entry.source, kept], entry.sha256)
+    db = getattr(store, "uploads", None)  # on PostgreSQL the kept PDF is in the database: copied here once
+    if pdf is None and db is not None:
+        db.export(klass, subject, kept.parent, file=file)
+        pdf = find_pdf([kept], entry.sha256)
     return (pdf, entry.sha256) if pdf is not None else None
 
 

@@ -1,5 +1,7 @@
 """The audit log: numbered migrations recorded in user_version and never re-run, WAL mode, one row per question,
-the full result round-tripping through detail(), the teachers' frame and time filters."""
+the full result round-tripping through detail(), the teachers' frame and time filters.
+
+Tests taking `open_log` run on both backends: SQLite and the PostgreSQL test server (tests/helpers_postgres.py)."""
 from __future__ import annotations
 
 import json
@@ -9,10 +11,22 @@ from types import SimpleNamespace
 import pytest
 
 import tutor.audit.log as audit_mod
+import tutor.audit.pg_log as pg_mod
 from tutor.audit.log import MIGRATIONS, AuditLog
+from tutor.audit.pg_log import PgAuditLog
 from tutor.types import REFUSAL_SENTENCE, AnswerSentence, Check, Suggestion, TutorAnswer
 
+from helpers_postgres import BACKENDS
 from helpers_safety import source
+
+
+@pytest.fixture(params=BACKENDS)
+def open_log(request, tmp_path):
+    """Opens the audit log of one store afresh on each call: a SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return lambda: AuditLog(tmp_path / "audit.sqlite3")
+    url = request.getfixturevalue("pg_url")
+    return lambda: PgAuditLog(url, spool_path=tmp_path / "audit-postgres.spool.jsonl")
 
 
 def answered(question="What is refraction?", **kw) -> TutorAnswer:
@@ -54,16 +68,29 @@ def test_migrations_are_a_numbered_list_of_sql():
     assert all(isinstance(m, str) and m.strip() for m in MIGRATIONS)
 
 
+def test_the_postgres_migrations_are_numbered_as_the_sqlite_ones():
+    assert len(pg_mod.MIGRATIONS) == len(MIGRATIONS)
+    assert all(isinstance(m, str) and m.strip() for m in pg_mod.MIGRATIONS)
+
+
 def test_a_new_database_is_at_the_last_migration(tmp_path):
     log = AuditLog(tmp_path / "audit.sqlite3")
     assert log.schema_version == len(MIGRATIONS)
     assert user_version(tmp_path / "audit.sqlite3") == len(MIGRATIONS)
 
 
-def test_reopening_does_not_rerun_migrations_and_keeps_rows(tmp_path):
-    path = tmp_path / "audit.sqlite3"
-    AuditLog(path).log(answered())
-    again = AuditLog(path)  # CREATE TABLE run twice would raise
+def test_a_new_postgres_database_records_the_last_migration(pg_url, tmp_path):
+    import psycopg
+
+    log = PgAuditLog(pg_url, spool_path=tmp_path / "spool.jsonl")
+    assert log.schema_version == len(pg_mod.MIGRATIONS)
+    with psycopg.connect(pg_url) as con:
+        assert con.execute("SELECT version FROM audit_schema_version").fetchall() == [(len(MIGRATIONS),)]
+
+
+def test_reopening_does_not_rerun_migrations_and_keeps_rows(open_log):
+    open_log().log(answered())
+    again = open_log()  # CREATE TABLE run twice would raise
     assert again.schema_version == len(MIGRATIONS)
     assert again.count() == 1
 
@@ -80,6 +107,23 @@ def test_an_appended_migration_runs_once_on_an_old_database(tmp_path, monkeypatc
     con.close()
     assert cols.count("teacher_note") == 1 and "selected_text" in cols
     assert log.count() == 1
+
+
+def test_an_appended_postgres_migration_runs_once_on_an_old_database(pg_url, tmp_path, monkeypatch):
+    import psycopg
+
+    spool = tmp_path / "spool.jsonl"
+    PgAuditLog(pg_url, spool).log(answered())
+    more = pg_mod.MIGRATIONS + ["ALTER TABLE questions ADD COLUMN teacher_note TEXT;"]
+    monkeypatch.setattr(pg_mod, "MIGRATIONS", more)
+    log = PgAuditLog(pg_url, spool)
+    assert log.schema_version == len(MIGRATIONS) + 1
+    assert log.log(answered("again")) is not None  # a second ADD COLUMN would fail the write and spool it
+    assert log.spooled() == 0 and log.count() == 2
+    with psycopg.connect(pg_url) as con:
+        cols = [r[0] for r in con.execute("SELECT column_name FROM information_schema.columns"
+                                          " WHERE table_name = 'questions'")]
+    assert cols.count("teacher_note") == 1 and "selected_text" in cols
 
 
 def test_wal_mode_is_on(tmp_path):
@@ -100,15 +144,15 @@ def test_parent_folder_is_created(tmp_path):
 # ---------------------------------------------------------------- rows
 
 
-def test_log_returns_increasing_ids_and_counts_rows(tmp_path):
-    log = AuditLog(tmp_path / "a.db")
+def test_log_returns_increasing_ids_and_counts_rows(open_log):
+    log = open_log()
     ids = [log.log(answered()), log.log(refused()), log.log(answered("What is a lens?"))]
     assert ids == sorted(ids) and len(set(ids)) == 3
     assert log.count() == 3
 
 
-def test_row_columns_summarise_the_result(tmp_path):
-    log = AuditLog(tmp_path / "a.db")
+def test_row_columns_summarise_the_result(open_log):
+    log = open_log()
     log.log(answered())
     log.log(refused(llm_called=False))
     newest, oldest = log.rows()
@@ -120,8 +164,8 @@ def test_row_columns_summarise_the_result(tmp_path):
     assert newest["llm_called"] == 0 and newest["class"] == "10"
 
 
-def test_detail_round_trips_the_result_json(tmp_path):
-    log = AuditLog(tmp_path / "a.db")
+def test_detail_round_trips_the_result_json(open_log):
+    log = open_log()
     for ans, selected in ((answered(), None), (refused(error="RuntimeError: boom"), "A passage the student chose.")):
         row_id = log.log(ans, selected_text=selected)
         d = log.detail(row_id)
@@ -131,8 +175,8 @@ def test_detail_round_trips_the_result_json(tmp_path):
     assert log.detail(10_000) is None
 
 
-def test_frame_has_the_columns_and_a_time_column(tmp_path):
-    log = AuditLog(tmp_path / "a.db")
+def test_frame_has_the_columns_and_a_time_column(open_log):
+    log = open_log()
     empty = log.frame()
     expected = {"id", "ts", "question", "class", "subject", "mode", "decision", "reason", "message", "confidence",
                 "answer", "answerer", "llm_called", "decided_by", "best_score", "nearest_chapter", "nearest_section",
@@ -146,10 +190,10 @@ def test_frame_has_the_columns_and_a_time_column(tmp_path):
     assert list(df["decision"]) == ["refused", "answered"]  # newest first
 
 
-def test_rows_filter_by_time(tmp_path, monkeypatch):
+def test_rows_filter_by_time(open_log, monkeypatch):
+    log = open_log()
     clock = iter([1000.0, 2000.0, 3000.0])
     monkeypatch.setattr(audit_mod, "time", SimpleNamespace(time=lambda: next(clock)))
-    log = AuditLog(tmp_path / "a.db")
     for q in ("first?", "second?", "third?"):
         log.log(answered(q))
     q_of = lambda rows: [r["question"] for r in rows]  # noqa: E731
@@ -161,8 +205,8 @@ def test_rows_filter_by_time(tmp_path, monkeypatch):
     assert len(log.frame(since=2500.0)) == 1
 
 
-def test_two_logs_on_one_file_see_each_others_rows(tmp_path):
-    a, b = AuditLog(tmp_path / "a.db"), AuditLog(tmp_path / "a.db")
+def test_two_logs_on_one_store_see_each_others_rows(open_log):
+    a, b = open_log(), open_log()  # two app processes on one database
     a.log(answered())
     b.log(refused())
     assert a.count() == b.count() == 2
@@ -228,8 +272,8 @@ def test_reading_a_damaged_database_raises_a_named_error(tmp_path):
         AuditLog(db).rows()
 
 
-def test_lone_surrogates_and_undecodable_bytes_are_stored_as_valid_text(tmp_path):
-    log = AuditLog(tmp_path / "audit.sqlite3")
+def test_lone_surrogates_and_undecodable_bytes_are_stored_as_valid_text(open_log):
+    log = open_log()
     cli = b"What is refraction \xff?".decode("utf-8", "surrogateescape")  # how Python hands over a bad argv
     rid1 = log.log(answered("lone \ud800 surrogate"))
     rid2 = log.log(refused(cli), selected_text="passage \udfff")
@@ -238,3 +282,51 @@ def test_lone_surrogates_and_undecodable_bytes_are_stored_as_valid_text(tmp_path
     assert rows[rid1]["question"] == "lone \ufffd surrogate"
     assert rows[rid2]["question"] == "What is refraction \ufffd?"
     assert log.detail(rid2)["selected_text"] == "passage \ufffd"
+
+
+
+def test_a_nul_character_is_stored_without_it(open_log):
+    log = open_log()  # Postgres text cannot hold NUL: kept, the row would wait in the spool for ever
+    rid = log.log(answered("what is\x00 light?"))
+    assert rid is not None and log.spooled() == 0
+    assert log.rows()[0]["question"] in ("what is light?", "what is\x00 light?")
+
+
+# ---------------------------------------------------------------- a PostgreSQL server that cannot take writes
+
+
+def test_an_unreachable_postgres_database_spools_and_replays_when_it_is_back(pg_server, tmp_path):
+    import psycopg
+
+    name = "t_not_yet_created"
+    url = pg_server.url(name)
+    log = PgAuditLog(url, spool_path=tmp_path / "spool.jsonl")  # the app must still start
+    assert log.error and log.log(answered("while down")) is None and log.spooled() == 1
+    health = log.health()
+    assert not health.ok and "OperationalError" in health.error and health.spooled == 1
+    assert "password" not in str(log.path) and log.path.endswith(f"/{name}")
+    with pytest.raises(audit_mod.AuditUnavailable, match="cannot be read"):
+        log.rows()
+    with pytest.raises(audit_mod.AuditUnavailable, match="administrator"):
+        log.set_aside()  # a server's database is not a file to move away
+    with psycopg.connect(pg_server.admin_url, autocommit=True) as con:
+        con.execute(f'CREATE DATABASE "{name}"')
+    try:
+        assert log.log(answered("back")) is not None
+        assert [r["question"] for r in log.rows()] == ["back", "while down"]  # nothing lost, order kept
+        assert log.spooled() == 0 and log.health().ok
+    finally:
+        pg_server.drop(url)
+
+
+def test_replay_writes_the_spool_into_a_postgres_database_that_is_back(pg_url, tmp_path):
+    spool = tmp_path / "spool.jsonl"
+    bad = PgAuditLog(pg_url.replace("/t_", "/missing_t_"), spool_path=spool)
+    bad.log(refused("spooled"))
+    assert bad.spooled() == 1
+    with pytest.raises(audit_mod.AuditUnavailable, match="still cannot be written"):
+        bad.replay()
+    assert bad.spooled() == 1  # left as it was
+    good = PgAuditLog(pg_url, spool_path=spool)  # the same spool file, the database reachable
+    assert good.replay() == 1 and good.spooled() == 0
+    assert [r["question"] for r in good.rows()] == ["spooled"]

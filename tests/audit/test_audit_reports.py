@@ -48,3 +48,27 @@ def test_refusals_by_reason_and_chapter_count_refusals_only_with_their_labels():
     table = reports.question_table(rows)
     assert table["Reason"].tolist()[2] == "" and table["Decision"].tolist()[0] == "Refused"
     assert reports.refusals_by_reason(rows[rows["decision"] == "answered"]).empty
+
+
+def test_the_teachers_tables_and_csv_are_the_same_from_sqlite_and_postgres(tmp_path, pg_url, monkeypatch):
+    from types import SimpleNamespace
+
+    from test_audit import answered, refused
+
+    import tutor.audit.log as audit_mod
+    from tutor.audit.log import AuditLog
+    from tutor.audit.pg_log import PgAuditLog
+
+    logs = [AuditLog(tmp_path / "a.sqlite3"), PgAuditLog(pg_url, spool_path=tmp_path / "spool.jsonl")]
+    for log in logs:
+        clock = iter([1_700_000_000.0, 1_700_003_600.0])
+        monkeypatch.setattr(audit_mod, "time", SimpleNamespace(time=lambda: next(clock)))
+        log.log(answered())
+        log.log(refused())
+    sqlite_df, pg_df = (reports.prepare_audit(log.frame()) for log in logs)
+    assert len(sqlite_df) == 2
+    pd.testing.assert_frame_equal(reports.question_table(sqlite_df), reports.question_table(pg_df))
+    pd.testing.assert_frame_equal(reports.refusals_by_reason(sqlite_df), reports.refusals_by_reason(pg_df))
+    assert reports.audit_csv(sqlite_df) == reports.audit_csv(pg_df)
+    one = reports.filter_audit(pg_df, decision="Refused")
+    assert one["question"].tolist() == ["Who won the 2011 cricket world cup?"]

@@ -1,5 +1,7 @@
 """Uploads without Streamlit (tutor.ingest.uploads): safe names, shelf guesses, one progress bar, and adding uploaded
 PDFs to a real shelf on disk with what the maintainers' page says of each."""
+import shutil
+
 import pytest
 
 from tutor import presentation as pres
@@ -132,3 +134,34 @@ def test_the_same_file_name_uploaded_to_two_shelves_keeps_each_its_own_pdf(data,
     assert uploads.kept_pdfs("10", "science")["chapter1.pdf"].read_bytes() == light
     assert store.manifest("9", "geography").chapters["chapter1.pdf"].chapter != \
         store.manifest("10", "science").chapters["chapter1.pdf"].chapter
+
+
+# ------------------------------------------------------------------ on PostgreSQL: uploads kept in the database
+
+
+def test_on_postgres_uploads_are_kept_in_the_database_and_another_replica_rebuilds_from_them(data, tmp_path, pg_url,
+                                                                                             monkeypatch):
+    import hashlib
+
+    from tutor.store.pg_shelf import PgShelfStore
+
+    soil = make_pdf(tmp_path / "a.pdf", SOIL_PAGES).read_bytes()
+    more = make_pdf(tmp_path / "b.pdf", SOIL_PAGES[::-1]).read_bytes()
+    here, work = PgShelfStore(pg_url, data / "index"), tmp_path / "work"
+    work.mkdir()
+    uploads.add_uploads(here, [_upload("soil.pdf", soil), _upload("more.pdf", more)], HashEmbedder(), work)
+    assert not (data / "uploads").exists()  # nothing kept on this machine's disk
+    assert here.uploads.digests("9", "geography") == {"more.pdf": hashlib.sha256(more).hexdigest(),
+                                                      "soil.pdf": hashlib.sha256(soil).hexdigest()}
+    assert uploads.names_on_shelf(here, "9", "geography").keys() == {"soil.pdf", "more.pdf"}
+    assert uploads.kept_names(here, "9", "geography") == ["more.pdf", "soil.pdf"]  # what the maintainers' page lists
+
+    monkeypatch.setenv("TUTOR_DATA_DIR", str(tmp_path / "replica"))  # another machine: its own empty disk
+    shutil.rmtree(work)  # and the PDFs the first one read are gone
+    there = PgShelfStore(pg_url, tmp_path / "replica" / "index")
+    result = uploads.rebuild_shelf(there, HashEmbedder(), "9", "geography")
+    assert (result.reingested, result.carried, result.lost) == (["more.pdf", "soil.pdf"], [], [])
+    assert uploads.remove_upload(there, "9", "geography", "soil.pdf") > 0
+    assert list(here.uploads.digests("9", "geography")) == ["more.pdf"]
+    uploads.rebuild_shelf(here, HashEmbedder(), "9", "geography")  # a rebuild cannot bring it back
+    assert list(here.manifest("9", "geography").chapters) == ["more.pdf"]

@@ -1,6 +1,7 @@
 """Shelves: score direction (inner product of unit vectors, higher is closer), versions on disk, and the Library.
 
-Vectors come from HashEmbedder, a deterministic fake whose cosine scores follow shared words.
+Vectors come from HashEmbedder, a deterministic fake whose cosine scores follow shared words. Tests taking `store`
+run on both backends: FAISS folders and pgvector on the PostgreSQL test server (tests/helpers_postgres.py).
 """
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.ingest.builder import discover, ingest
 from tutor.retrieval.search import Library
 from tutor.store.faiss_index import build_index
+from tutor.store.pg_shelf import PgShelfStore
 from tutor.store.shelf import Manifest, ShelfKey, ShelfStore, check_name
 from tutor.testing import HashEmbedder
 from tutor.types import Chunk
 
 from helpers_library import make_library, make_pdf
+from helpers_postgres import SHELF_BACKENDS
 
 EMB = HashEmbedder()
 
@@ -35,8 +38,17 @@ TEXTS = [
 ]
 
 
+@pytest.fixture(params=SHELF_BACKENDS)
+def store(request, tmp_path):
+    """An empty store: FAISS folders under tmp_path, or a fresh PostgreSQL database."""
+    if request.param == "faiss":
+        return ShelfStore(tmp_path / "index")
+    return PgShelfStore(request.getfixturevalue("pg_url"), tmp_path / "index")
+
+
 def _write_shelf(root, texts=TEXTS, index_type="flat-ip") -> tuple[ShelfStore, str]:
-    store = ShelfStore(root)
+    """A three-chunk shelf written into `root` (a folder, or a store of either backend)."""
+    store = root if isinstance(root, (ShelfStore, PgShelfStore)) else ShelfStore(root)
     chunks = [_chunk(i, t) for i, t in enumerate(texts)]
     manifest = Manifest("10", "science", EMB.name, EMB.dim, index_type)
     version = store.write(manifest, chunks, EMB.embed(texts))
@@ -66,8 +78,8 @@ def test_search_returns_the_closer_chunk_first_with_the_higher_cosine(tmp_path, 
     assert all(-1.0 - 1e-5 <= s <= 1.0 + 1e-5 for s in scores)
 
 
-def test_search_score_is_the_cosine_similarity_not_an_l2_distance(tmp_path):
-    store, _ = _write_shelf(tmp_path)
+def test_search_score_is_the_cosine_similarity_not_an_l2_distance(store):
+    _write_shelf(store)
     shelf = store.load("10", "science")
     q = EMB.embed(["Why does light bend when it passes into water?"])[0]
     vecs = EMB.embed(TEXTS)
@@ -79,8 +91,8 @@ def test_search_score_is_the_cosine_similarity_not_an_l2_distance(tmp_path):
         assert h.score != pytest.approx(float(np.sum((q - vecs[i]) ** 2)), abs=1e-3)
 
 
-def test_an_identical_text_scores_one(tmp_path):
-    store, _ = _write_shelf(tmp_path)
+def test_an_identical_text_scores_one(store):
+    _write_shelf(store)
     hits = store.load("10", "science").search(EMB.embed([TEXTS[1]])[0], 1)
     assert hits[0].chunk.text == TEXTS[1]
     assert hits[0].score == pytest.approx(1.0, abs=1e-5)
@@ -96,8 +108,8 @@ def test_the_index_on_disk_is_inner_product(tmp_path):
         build_index(np.zeros((0, 8), np.float32), "flat-l2")
 
 
-def test_search_edge_cases(tmp_path):
-    store, _ = _write_shelf(tmp_path)
+def test_search_edge_cases(store):
+    _write_shelf(store)
     shelf = store.load("10", "science")
     q = EMB.embed(["light"])[0]
     assert shelf.search(q, 0) == []
@@ -123,16 +135,15 @@ def test_write_then_load_round_trips_chunks_vectors_and_manifest(tmp_path):
     assert store.keys() == [ShelfKey("10", "science")]
 
 
-def test_write_refuses_chunks_and_vectors_of_different_lengths(tmp_path):
-    store = ShelfStore(tmp_path)
+def test_write_refuses_chunks_and_vectors_of_different_lengths(store):
     with pytest.raises(ValueError, match="2 chunks but 3 vectors"):
         store.write(Manifest("10", "science", EMB.name, EMB.dim), [_chunk(0, "a"), _chunk(1, "b")],
                     EMB.embed(["a", "b", "c"]))
     assert store.current_version("10", "science") is None
 
 
-def test_failed_swap_leaves_the_old_version_current(tmp_path):
-    store, v1 = _write_shelf(tmp_path)
+def test_failed_swap_leaves_the_old_version_current(store):
+    _, v1 = _write_shelf(store)
     with pytest.raises(RuntimeError, match="simulated crash"):
         store.write(Manifest("10", "science", EMB.name, EMB.dim), [_chunk(0, "new text only")],
                     EMB.embed(["new text only"]),
@@ -151,6 +162,27 @@ def test_old_versions_are_pruned_but_the_previous_one_is_kept(tmp_path):
     assert store.current_version("10", "science") == v3
 
 
+def test_write_then_load_round_trips_on_either_backend(store):
+    _, version = _write_shelf(store)
+    assert store.current_version("10", "science") == version and store.versions("10", "science") == [version]
+    shelf = store.load("10", "science")
+    assert shelf.version == version and len(shelf) == 3
+    assert [c.text for c in shelf.chunks] == TEXTS and shelf.chunks[0].chunk_id == "a:0000"
+    assert np.allclose(shelf.vectors, EMB.embed(TEXTS), atol=1e-6)
+    assert shelf.manifest.n_chunks == 3 and shelf.manifest.embedding_model == EMB.name
+    assert store.manifest("10", "science").dim == EMB.dim
+    assert store.keys() == [ShelfKey("10", "science")]
+
+
+def test_only_the_live_version_and_the_one_before_it_are_kept(store):
+    _, v1 = _write_shelf(store)
+    _, v2 = _write_shelf(store, TEXTS[:2])
+    _, v3 = _write_shelf(store, TEXTS[:1])
+    assert store.versions("10", "science") == [v3, v2]
+    assert store.previous_version("10", "science") == v2
+    assert len(store.load("10", "science", v2)) == 2  # the one before stays loadable
+
+
 def test_after_a_crashed_write_the_next_write_keeps_the_version_that_was_live(tmp_path):
     store, v1 = _write_shelf(tmp_path)
     with pytest.raises(RuntimeError):
@@ -160,8 +192,8 @@ def test_after_a_crashed_write_the_next_write_keeps_the_version_that_was_live(tm
     assert (tmp_path / "class-10" / "science" / v1).is_dir()
 
 
-def test_delete_removes_the_shelf(tmp_path):
-    store, _ = _write_shelf(tmp_path)
+def test_delete_removes_the_shelf(store):
+    _write_shelf(store)
     store.delete("10", "science")
     assert store.keys() == []
     assert store.current_version("10", "science") is None
@@ -191,12 +223,11 @@ def test_check_name_normalises(raw, norm):
 
 
 @pytest.fixture
-def library(tmp_path):
+def library(tmp_path, store):
     src = make_library(tmp_path / "src")
-    store = ShelfStore(tmp_path / "index")
     report = ingest(discover([src]), store, EMB, workers=1)
     assert not report.refused
-    return Library(tmp_path / "index", EMB), src
+    return Library(tmp_path / "index", EMB, store=store), src
 
 
 def test_library_search_ranks_the_matching_chapter_first(library):
@@ -231,7 +262,7 @@ def test_library_shelf_is_cached_and_reloaded_after_a_new_version(library, tmp_p
 
 def test_library_without_an_embedder_uses_the_one_named_by_the_manifest(library):
     lib, _ = library
-    bare = Library(lib.root)
+    bare = Library(lib.root, store=lib.store)
     hits = bare.search("bending of light", "10", "science", k=1)
     assert hits[0].chunk.file == "light.pdf"
     assert bare.embedder_for(bare.shelf("10", "science")).name == HashEmbedder.name
@@ -302,10 +333,32 @@ def test_rollback_returns_to_the_previous_intact_version(tmp_path):
     assert store.current_version("10", "science") == first and len(store.load("10", "science")) == 2
 
 
+def damage_shelf(store, klass: str, subject: str, version: str) -> None:
+    """Damage one version as its backend can be damaged: a flipped byte on disk, a lost chunk row in the database."""
+    if isinstance(store, ShelfStore):
+        _flip_byte(store.shelf_dir(klass, subject) / version / "index.faiss")
+        return
+    import psycopg
+
+    with psycopg.connect(store.url) as con:
+        con.execute("DELETE FROM shelf_chunks WHERE class = %s AND subject = %s AND version = %s AND row = 0",
+                    (klass, subject, version))
+
+
+def test_rollback_returns_to_the_previous_intact_version_on_either_backend(store):
+    _, first = _write_shelf(store, TEXTS[:2])
+    _, second = _write_shelf(store, TEXTS)
+    damage_shelf(store, "10", "science", second)
+    with pytest.raises(ShelfDamaged):
+        store.load("10", "science")
+    assert store.rollback("10", "science") == first
+    assert store.current_version("10", "science") == first and len(store.load("10", "science")) == 2
+
+
 def test_one_damaged_shelf_never_stops_the_others(library):
     lib, _ = library
     version = lib.store.current_version("10", "science")
-    _flip_byte(lib.store.shelf_dir("10", "science") / version / "index.faiss")
+    damage_shelf(lib.store, "10", "science", version)
     with pytest.raises(ShelfDamaged):
         lib.shelf("10", "science")
     assert [s.key.subject for s in lib.shelf_scores("Which soil is ideal for growing cotton?")] == ["social-science"]

@@ -76,11 +76,21 @@ MIGRATIONS: list[str] = [
 
 
 class AuditLog:
-    """Append-only log of questions; safe to share between the threads of one Streamlit server."""
+    """Append-only log of questions; safe to share between the threads of one Streamlit server.
+
+    The SQLite dialect; tutor/audit/pg_log.py's PgAuditLog overrides the few methods that speak to the database
+    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `set_aside`) and keeps everything else."""
+
+    _P = "?"  # the driver's placeholder
+    _ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)  # what the driver raises for a database failure
+    can_set_aside = True  # a damaged file can be moved away; a server database is its administrator's to repair
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.spool_path = self.path.with_name(self.path.name + ".spool.jsonl")
+        self._open(self.path.with_name(self.path.name + ".spool.jsonl"))
+
+    def _open(self, spool_path: Path) -> None:
+        self.spool_path = Path(spool_path)
         self._lock = threading.Lock()
         self.error = ""  # the last failure to write, "" while the store works
         try:  # a damaged database must not stop the app from starting: questions are spooled meanwhile
@@ -102,8 +112,12 @@ class AuditLog:
         finally:
             con.close()
 
-    def _ready(self) -> None:
+    def _prepare(self) -> None:
+        """What must exist before a connection can be made (the database file's folder)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _ready(self) -> None:
+        self._prepare()
         with self._con() as con:
             self._migrate(con)
 
@@ -117,12 +131,15 @@ class AuditLog:
         with self._read() as con:
             return int(con.execute("PRAGMA user_version").fetchone()[0])
 
+    def _insert(self, con, row: tuple) -> int:
+        return int(con.execute(_INSERT, row).lastrowid)
+
     @contextlib.contextmanager
     def _read(self):
         try:
             with self._con() as con:
                 yield con
-        except sqlite3.Error as e:
+        except self._ERRORS as e:
             raise AuditUnavailable(f"the audit database {self.path} cannot be read: {_describe(e)}") from e
 
     def log(self, ans: TutorAnswer, selected_text: str | None = None) -> int | None:
@@ -133,12 +150,11 @@ class AuditLog:
         row = self._row(ans, selected_text)
         with self._lock:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._prepare()
                 with self._con() as con:
                     self._migrate(con)  # a database moved away is created afresh here, with every migration
                     self._replay_into(con)
-                    cur = con.execute(_INSERT, row)
-                    rid = int(cur.lastrowid)
+                    rid = self._insert(con, row)
                 self._spool_done()
                 self.error = ""
                 return rid
@@ -158,7 +174,7 @@ class AuditLog:
                 self._spool_done()
                 self.error = ""
                 return n
-            except sqlite3.Error as e:
+            except self._ERRORS as e:
                 self.error = _describe(e)
                 raise AuditUnavailable(f"the audit database {self.path} still cannot be written: {self.error}") from e
 
@@ -185,7 +201,7 @@ class AuditLog:
         error = self.error
         try:
             with self._con() as con:
-                con.execute("SELECT COUNT(*) FROM questions").fetchone()
+                con.execute("SELECT COUNT(*) AS n FROM questions").fetchone()
         except Exception as e:  # noqa: BLE001
             error = _describe(e)
         return AuditHealth(not error, error, self.spooled(), str(self.spool_path))
@@ -207,7 +223,7 @@ class AuditLog:
         except OSError as e:  # nowhere left to keep it: the failure is still reported to maintainers
             self.error += f"; the spool file {self.spool_path} cannot be written either ({e})"
 
-    def _replay_into(self, con: sqlite3.Connection) -> int:
+    def _replay_into(self, con) -> int:
         """Insert the spooled rows in order inside the caller's transaction (all or none)."""
         if not self.spool_path.exists():
             return 0
@@ -218,7 +234,7 @@ class AuditLog:
                     d = json.loads(line)
                 except ValueError:  # a line cut short by a crash while spooling: the rest still counts
                     continue
-                con.execute(_INSERT, tuple(d.get(c) for c in COLUMNS))
+                self._insert(con, tuple(d.get(c) for c in COLUMNS))
                 n += 1
         return n
 
@@ -254,10 +270,10 @@ class AuditLog:
               " FROM questions WHERE 1=1"
         args: list[Any] = []
         if since is not None:
-            sql += " AND ts >= ?"
+            sql += f" AND ts >= {self._P}"
             args.append(since)
         if until is not None:
-            sql += " AND ts < ?"
+            sql += f" AND ts < {self._P}"
             args.append(until)
         sql += " ORDER BY id DESC"
         if limit:
@@ -281,7 +297,8 @@ class AuditLog:
     def detail(self, row_id: int) -> dict[str, Any] | None:
         """The full result of one question, as the student saw it."""
         with self._read() as con:
-            r = con.execute("SELECT result_json, selected_text FROM questions WHERE id = ?", (row_id,)).fetchone()
+            r = con.execute(f"SELECT result_json, selected_text FROM questions WHERE id = {self._P}",
+                            (row_id,)).fetchone()
         if r is None:
             return None
         d = json.loads(r["result_json"])
@@ -290,7 +307,7 @@ class AuditLog:
 
     def count(self) -> int:
         with self._read() as con:
-            return int(con.execute("SELECT COUNT(*) FROM questions").fetchone()[0])
+            return int(con.execute("SELECT COUNT(*) AS n FROM questions").fetchone()["n"])
 
 
 _INSERT = f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"

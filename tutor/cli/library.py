@@ -41,9 +41,10 @@ def _progress_bar() -> Callable[[Progress], None]:
 def cmd_ingest(args: argparse.Namespace) -> int:
     import resource
 
+    from tutor.config import database_url
     from tutor.ingest.builder import discover, ingest
     from tutor.retrieval.embedding import embedder_by_name
-    from tutor.store.shelf import ShelfStore
+    from tutor.store.backends import open_store
 
     items = discover(args.paths, args.klass, args.subject)
     if args.chapter:
@@ -53,7 +54,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         from dataclasses import replace
 
         items = [replace(items[0], chapter=args.chapter)]
-    store = ShelfStore(args.index_dir)
+    store = open_store(args.index_dir, database_url())  # the shared database when TUTOR_DATABASE_URL names one
     try:
         embedder = None if args.embedding == "auto" else embedder_by_name(args.embedding)
     except ValueError as e:
@@ -92,9 +93,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from tutor.config import database_url
     from tutor.retrieval.search import Library
+    from tutor.store.backends import open_store
 
-    lib = Library(args.index_dir)
+    lib = Library(args.index_dir, store=open_store(args.index_dir, database_url()))
     hits = lib.search(args.question, args.klass, args.subject, k=args.k)
     print("score = cosine similarity of unit vectors: higher is closer, in [-1, 1]")
     for h in hits:

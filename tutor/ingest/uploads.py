@@ -1,5 +1,6 @@
 """Uploaded chapter PDFs: safe names, guessing their shelf, adding them to shelves, keeping them, and rebuilding a
-shelf from them.
+shelf from them. They are kept under data/uploads, or in the database when the shelves are on PostgreSQL (the
+store's `uploads`, tutor/store/pg_uploads.py), so any app process can rebuild a shelf.
 
 Plain functions the maintainers' page calls (it draws their results and nothing else); no Streamlit.
 """
@@ -100,8 +101,17 @@ def guess_shelf(file_name: str) -> tuple[str | None, str | None]:
     return klass, subject
 
 
-def keep_upload(src: Path, klass: str, subject: str, name: str) -> Path:
-    """Copy an ingested PDF to data/uploads/class-<k>/<subject>/<name>, so the shelf can be rebuilt later."""
+def _in_database(store):
+    """The store's kept PDFs in its database (PgShelfStore), or None: they are files under data/uploads."""
+    return getattr(store, "uploads", None)
+
+
+def keep_upload(src: Path, klass: str, subject: str, name: str, store=None) -> Path | None:
+    """Copy an ingested PDF to data/uploads/class-<k>/<subject>/<name> (into the database, when the store keeps
+    uploads there), so the shelf can be rebuilt later."""
+    if (db := _in_database(store)) is not None:
+        db.keep(klass, subject, safe_pdf_name(name), Path(src).read_bytes())
+        return None
     dest_dir = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / safe_pdf_name(name)
@@ -113,6 +123,9 @@ def remove_upload(store: ShelfStore, klass: str, subject: str, file: str) -> int
     """Take a chapter off its shelf (a new version without it) and delete its kept PDF, so a rebuild does not bring
     it back; returns the number of passages removed."""
     n = remove_chapter(store, klass, subject, file)
+    if (db := _in_database(store)) is not None:
+        db.remove(klass, subject, file)
+        return n
     kept = kept_pdfs(klass, subject).get(file)
     if kept is not None:
         kept.unlink(missing_ok=True)
@@ -122,6 +135,12 @@ def remove_upload(store: ShelfStore, klass: str, subject: str, file: str) -> int
 def kept_pdfs(klass: str, subject: str) -> dict[str, Path]:
     d = uploads_dir() / f"class-{check_name(klass, 'class')}" / check_name(subject, "subject")
     return {p.name: p for p in sorted(d.glob("*.pdf"))} if d.exists() else {}
+
+
+def kept_names(store, klass: str, subject: str) -> list[str]:
+    """The names of a shelf's kept PDFs, wherever the store keeps them (files here, or its database)."""
+    db = _in_database(store)
+    return list(db.digests(klass, subject)) if db is not None else list(kept_pdfs(klass, subject))
 
 
 @dataclass(frozen=True)
@@ -175,7 +194,9 @@ def upload_problems(files: list[Upload]) -> list[str]:
 
 def names_on_shelf(store: ShelfStore, klass: str, subject: str) -> dict[str, str]:
     """Every file name in use on a shelf, chapters and kept PDFs, with its content digest ("" when unknown)."""
-    out = {name: sha256_file(path) for name, path in kept_pdfs(klass, subject).items()}
+    db = _in_database(store)
+    out = db.digests(klass, subject) if db is not None else {
+        name: sha256_file(path) for name, path in kept_pdfs(klass, subject).items()}
     try:
         manifest = store.manifest(klass, subject)
     except ShelfDamaged:
@@ -214,7 +235,7 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
     for r in report.files:
         where = (r.shelf.klass, r.shelf.subject, r.file)
         if where in paths and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
-            keep_upload(paths[where], *where)
+            keep_upload(paths[where], *where, store=store)
         results.append(UploadResult(
             r.file, r.shelf.klass, r.shelf.subject, r.status, uploaded.get(where, ""), r.chapter, r.pages,
             r.pages_used, r.chunks, tuple(r.skipped), r.cause, r.error_code, tuple(r.flagged), r.duplicate_of))
@@ -264,8 +285,9 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
     from its kept PDFs alone (every one of them when its manifest is unreadable too); chapters that only the damaged
     files held are reported as lost.
     """
-    with store.lock(klass, subject):
-        kept = kept_pdfs(klass, subject)
+    with store.lock(klass, subject), tempfile.TemporaryDirectory(prefix="tutor-rebuild-") as tmp:
+        db = _in_database(store)
+        kept = db.export(klass, subject, Path(tmp) / "kept") if db is not None else kept_pdfs(klass, subject)
         try:
             old = store.load(klass, subject)
             entries = old.manifest.chapters
@@ -276,13 +298,12 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
             except ShelfDamaged:
                 entries = {name: None for name in kept}
         todo = [name for name in entries if name in kept]
-        with tempfile.TemporaryDirectory(prefix="tutor-rebuild-") as tmp:
-            fresh_store = ShelfStore(tmp)
-            report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter if entries[n] else None,
-                                        name=n) for n in todo],
-                            fresh_store, embedder, progress=progress, workers=1) if todo else IngestReport()
-            ok = {f.file for f in report.files if f.status in ("added", "replaced", "unchanged")}
-            fresh = fresh_store.load(klass, subject) if ok else None
+        fresh_store = ShelfStore(Path(tmp) / "fresh")  # built on this disk, then written into `store` whole
+        report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter if entries[n] else None,
+                                    name=n) for n in todo],
+                        fresh_store, embedder, progress=progress, workers=1) if todo else IngestReport()
+        ok = {f.file for f in report.files if f.status in ("added", "replaced", "unchanged")}
+        fresh = fresh_store.load(klass, subject) if ok else None
         carried = [n for n in entries if n not in ok]
         lost = []
         if old is None:  # nothing can be carried over from damaged files

@@ -33,8 +33,10 @@ class ShelfScore:
 class Library:
     """All shelves under a folder, with one embedder per embedding model they were built with."""
 
-    def __init__(self, root: str | Path, embedder: Embedder | None = None):
-        self.store = ShelfStore(root)
+    def __init__(self, root: str | Path, embedder: Embedder | None = None, store=None):
+        """`store`: the shelves' store (tutor.store.backends.open_store: FAISS folders under `root`, or PostgreSQL);
+        None: the folders under `root`."""
+        self.store = store if store is not None else ShelfStore(root)
         self._embedder = embedder
         self._cache: dict[ShelfKey, Shelf] = {}
         self._broken: dict[ShelfKey, ShelfDamaged] = {}  # per version: a damaged one is not re-read on every question

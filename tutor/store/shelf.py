@@ -53,6 +53,11 @@ class ShelfKey:
         return f"Class {self.klass} · {self.subject.replace('-', ' ').title()}"
 
 
+def sort_keys(keys: list[ShelfKey]) -> list[ShelfKey]:
+    """Shelves in the order pages list them: by class number, then subject."""
+    return sorted(keys, key=lambda k: (int(k.klass) if k.klass.isdigit() else 99, k.klass, k.subject))
+
+
 @dataclass
 class ChapterEntry:
     """One ingested file: its hash (to spot changes), chapter metadata and what ingestion made of it."""
@@ -156,7 +161,7 @@ class ShelfStore:
             for sdir in sorted(cdir.iterdir()):
                 if (sdir / "CURRENT").exists():
                     out.append(ShelfKey(cdir.name.removeprefix("class-"), sdir.name))
-        return sorted(out, key=lambda k: (int(k.klass) if k.klass.isdigit() else 99, k.klass, k.subject))
+        return sort_keys(out)
 
     def current_version(self, klass: str, subject: str) -> str | None:
         try:

@@ -1,0 +1,130 @@
+"""Shelves on pgvector (tutor/store/pg_shelf.py), against the real PostgreSQL test server: the HNSW index with
+cosine distance and scores as cosine similarity, class/subject/version filters in the query, atomic versions and
+one writer per shelf. The interface both backends share is tested in test_shelf.py."""
+from __future__ import annotations
+
+import numpy as np
+import psycopg
+import pytest
+
+from tutor.errors import ShelfBusy
+from tutor.store.pg_shelf import PgShelfStore
+from tutor.store.shelf import Manifest
+from tutor.testing import HashEmbedder
+from tutor.types import Chunk
+
+EMB = HashEmbedder()
+LIGHT = ["Refraction is the bending of light when it passes from air into water.",
+         "A concave mirror can form a real and inverted image of an object.",
+         "The power of a lens is measured in dioptres."]
+SOIL = ["Black soil is ideal for growing cotton.", "Alluvial soil is found in river plains."]
+
+
+def chunk(i: int, text: str, subject: str = "science") -> Chunk:
+    return Chunk(chunk_id=f"{subject}:{i:04d}", klass="10", subject=subject, chapter="Ch", chapter_code="c",
+                 file="c.pdf", page_start=1, page_end=1, section_kind="body", section="", text=text,
+                 sentences=((0, len(text), 1),))
+
+
+def write(store: PgShelfStore, texts: list[str], subject: str = "science", **kw) -> str:
+    return store.write(Manifest("10", subject, EMB.name, EMB.dim), [chunk(i, t, subject) for i, t in enumerate(texts)],
+                       EMB.embed(texts), **kw)
+
+
+@pytest.fixture
+def store(pg_url, tmp_path) -> PgShelfStore:
+    return PgShelfStore(pg_url, tmp_path / "index")
+
+
+def test_the_closer_chunk_scores_higher_and_the_score_is_the_numpy_cosine(store):
+    write(store, LIGHT)
+    shelf = store.load("10", "science")
+    q = EMB.embed(["Why does light bend when it passes into water?"])[0]
+    rows = shelf.search_rows(q, 3)
+    assert rows[0][0] == 0  # the refraction chunk
+    assert rows[0][1] > rows[1][1] >= rows[2][1]  # higher is closer
+    vecs = EMB.embed(LIGHT)
+    for row, score in rows:  # 1 - cosine distance = cosine similarity, the scale the gate is calibrated on
+        assert score == pytest.approx(float(q @ vecs[row]), abs=1e-5)
+    assert shelf.search(EMB.embed([LIGHT[2]])[0], 1)[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_the_hnsw_index_uses_cosine_distance_and_serves_the_query(store):
+    write(store, LIGHT)
+    with psycopg.connect(store.url) as con:
+        (indexdef,) = con.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
+                                  (f"shelf_chunks_hnsw_{EMB.dim}",)).fetchone()
+        assert "hnsw" in indexdef and "vector_cosine_ops" in indexdef
+        # three rows: the planner would scan them, or (with the shelf's filter) sort the primary key's few rows
+        # exactly; without a scan to fall back on, the nearest-neighbour order comes from the HNSW index
+        con.execute("SET enable_seqscan = off")
+        q = "[" + ",".join(["0.1"] * EMB.dim) + "]"
+        plan = " ".join(r[0] for r in con.execute(
+            f"EXPLAIN SELECT row FROM shelf_chunks WHERE dim = {EMB.dim}"
+            f" ORDER BY embedding::vector({EMB.dim}) <=> '{q}'::vector({EMB.dim}) LIMIT 3"))
+        assert f"shelf_chunks_hnsw_{EMB.dim}" in plan
+
+
+def test_the_query_filters_by_class_subject_and_version(store):
+    old = write(store, LIGHT)
+    write(store, LIGHT[:1])  # a newer version of the same shelf
+    write(store, SOIL, subject="social-science")
+    q = EMB.embed(["Which soil is ideal for growing cotton?"])[0]
+    science = store.load("10", "science")
+    assert len(science.search_rows(q, 10)) == 1  # the live version's one chunk, never the soil shelf's
+    assert [h.chunk.subject for h in science.search(q, 10)] == ["science"]
+    assert len(store.load("10", "science", old).search_rows(q, 10)) == 3  # the version asked for
+    assert store.load("10", "social-science").search(q, 1)[0].chunk.text == SOIL[0]
+
+
+def test_a_crash_before_the_flip_leaves_the_old_version_current_and_loadable(store):
+    v1 = write(store, LIGHT)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        write(store, SOIL[:1], fail_before_swap=True)
+    assert store.current_version("10", "science") == v1
+    assert [c.text for c in store.load("10", "science").chunks] == LIGHT
+    v3 = write(store, LIGHT[:2])  # the next write prunes the orphan and keeps the version that was live
+    assert store.versions("10", "science") == [v3, v1]
+
+
+def test_an_exception_mid_write_leaves_the_old_version_current_and_no_half_version(store):
+    v1 = write(store, LIGHT)
+    texts = ["one", "two"]
+    vecs = EMB.embed(texts)
+    vecs[1, 0] = np.nan  # pgvector refuses NaN: the copy fails half-way through the version's chunks
+    with pytest.raises(psycopg.Error):
+        store.write(Manifest("10", "science", EMB.name, EMB.dim), [chunk(i, t) for i, t in enumerate(texts)], vecs)
+    assert store.current_version("10", "science") == v1 and store.versions("10", "science") == [v1]
+    assert [c.text for c in store.load("10", "science").chunks] == LIGHT
+
+
+def test_readers_see_the_old_version_until_the_flip_commits(store, monkeypatch):
+    v1 = write(store, LIGHT)
+    reader = PgShelfStore(store.url)  # another app process
+    seen = []
+    real_connect = PgShelfStore._connect
+
+    def spying(self, autocommit=False):  # each connection the writer opens: what a reader sees at that moment
+        if self is store:
+            seen.append(reader.current_version("10", "science"))
+        return real_connect(self, autocommit)
+
+    monkeypatch.setattr(PgShelfStore, "_connect", spying)
+    v2 = write(store, LIGHT[:1])
+    assert set(seen) == {v1}  # through the lock, the version's rows and the flip's own connection: the old one
+    assert reader.current_version("10", "science") == v2 and len(reader.load("10", "science")) == 1
+
+
+def test_two_writers_of_one_shelf_cannot_both_win(store):
+    write(store, LIGHT)
+    other = PgShelfStore(store.url)  # a second process: its own connections
+    with store.lock("10", "science"):
+        with pytest.raises(ShelfBusy, match="Another ingest of class 10 science is running"):
+            write(other, SOIL[:1])
+        with pytest.raises(ShelfBusy):
+            other.rollback("10", "science")
+        write(other, SOIL, subject="social-science")  # another shelf is not held
+        write(store, LIGHT[:2])  # the holder itself may write (an ingest writes under its own lock)
+    assert len(other.load("10", "science")) == 2
+    write(other, LIGHT[:1])  # released: the second writer goes ahead now
+    assert len(store.load("10", "science")) == 1

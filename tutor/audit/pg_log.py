@@ -1,0 +1,127 @@
+"""The audit log on PostgreSQL, shared by every app process pointed at one database (`TUTOR_DATABASE_URL`).
+
+Owns the Postgres dialect of the numbered migrations (numbered as tutor/audit/log.py's, recorded in a one-row table
+`audit_schema_version`) and the connection; everything else (rows, filters, the spool on failure and its replay) is
+the SQLite log's own code, so the teachers' page, its filters and its CSV read the same columns from either.
+"""
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import psycopg
+from psycopg.rows import dict_row
+
+from tutor.audit.log import COLUMNS, AuditLog, AuditUnavailable
+from tutor.audit.log import MIGRATIONS as SQLITE_MIGRATIONS
+
+# The SQLite migrations in Postgres words, one for one (a test checks the counts match): a migration is only ever
+# appended to both lists. DOUBLE PRECISION where SQLite says REAL: Postgres's REAL is 4 bytes and would round a
+# score of 0.71 to 0.7099999785.
+MIGRATIONS: list[str] = [
+    # 1: the questions table
+    """
+    CREATE TABLE questions (
+        id BIGSERIAL PRIMARY KEY,
+        ts DOUBLE PRECISION NOT NULL,
+        question TEXT NOT NULL,
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL,
+        confidence DOUBLE PRECISION NOT NULL,
+        answer TEXT NOT NULL,
+        answerer TEXT NOT NULL,
+        llm_called INTEGER NOT NULL,
+        decided_by TEXT NOT NULL,
+        best_score DOUBLE PRECISION,
+        nearest_chapter TEXT,
+        nearest_section TEXT,
+        failed_checks TEXT,
+        total_ms DOUBLE PRECISION,
+        error TEXT,
+        result_json TEXT NOT NULL
+    );
+    CREATE INDEX questions_ts ON questions(ts);
+    CREATE INDEX questions_shelf ON questions(class, subject);
+    """,
+    # 2: the passage a selected-text question was asked about
+    "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
+    # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
+    "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
+]
+assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
+
+_MIGRATION_LOCK = 0x7475746F72  # "tutor": app processes starting together migrate one at a time
+_INSERT = (f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
+           "RETURNING id")
+
+
+def redact(url: str) -> str:
+    """A database URL without its password, for messages and the maintainers' page."""
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "(an unreadable database URL)"
+    host = info.get("host") or "localhost"
+    return f"postgresql://{info.get('user', '')}@{host}{':' + str(info['port']) if info.get('port') else ''}" \
+           f"/{info.get('dbname', '')}"
+
+
+class PgAuditLog(AuditLog):
+    """The audit log in a PostgreSQL database; questions it cannot take are spooled to a local file, as on SQLite."""
+
+    _P = "%s"
+    _ERRORS = (psycopg.Error,)
+    can_set_aside = False
+
+    def __init__(self, url: str, spool_path: str | Path, *, connect_timeout_s: int = 5):
+        self.url = url
+        self.path = redact(url)  # what the maintainers' page names; never the password
+        self._timeout = connect_timeout_s
+        self._open(Path(spool_path))
+
+    @contextlib.contextmanager
+    def _con(self):
+        """A connection for one unit of work, committed on success and always closed."""
+        with psycopg.connect(self.url, row_factory=dict_row, connect_timeout=self._timeout) as con:
+            yield con
+
+    def _prepare(self) -> None:
+        self.spool_path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _migrate(self, con) -> None:
+        if self._version(con) >= len(MIGRATIONS):
+            return
+        with con.transaction():
+            con.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
+            con.execute("CREATE TABLE IF NOT EXISTS audit_schema_version (version INTEGER NOT NULL)")
+            if con.execute("SELECT version FROM audit_schema_version").fetchone() is None:
+                con.execute("INSERT INTO audit_schema_version VALUES (0)")
+            version = self._version(con)  # again, under the lock: another process may have migrated meanwhile
+            for n, sql in enumerate(MIGRATIONS[version:], start=version + 1):
+                con.execute(sql)
+                con.execute("UPDATE audit_schema_version SET version = %s", (n,))
+
+    @staticmethod
+    def _version(con) -> int:
+        if con.execute("SELECT to_regclass('audit_schema_version') AS t").fetchone()["t"] is None:
+            return 0
+        row = con.execute("SELECT version FROM audit_schema_version").fetchone()
+        return int(row["version"]) if row else 0
+
+    @property
+    def schema_version(self) -> int:
+        with self._read() as con:
+            return self._version(con)
+
+    def _insert(self, con, row: tuple) -> int:
+        # Postgres text cannot hold NUL; SQLite can. Dropped here, or the row would stay in the spool for ever.
+        row = tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
+        return int(con.execute(_INSERT, row).fetchone()["id"])
+
+    def set_aside(self) -> Path:
+        raise AuditUnavailable(f"the audit database {self.path} is on a PostgreSQL server: its administrator repairs "
+                               "or restores it; questions are spooled meanwhile and written when it takes writes")
