@@ -81,6 +81,18 @@ def test_the_int8_reader_reads_as_the_fp32_one_does():
     assert "Shah Jahan" in b[0].span
 
 
+def test_tutor_reader_dir_points_at_another_reader(monkeypatch, tmp_path):
+    from tutor.errors import TutorError
+    from tutor.reader.model import default_reader_dir
+
+    monkeypatch.setenv("TUTOR_READER_DIR", str(tmp_path / "candidate"))
+    assert default_reader_dir() == tmp_path / "candidate" and not reader_available()
+    with pytest.raises(TutorError, match="candidate"):
+        Reader()
+    monkeypatch.delenv("TUTOR_READER_DIR")
+    assert default_reader_dir() == READER_DIR
+
+
 def test_an_unknown_reader_precision_is_refused_by_name(monkeypatch):
     from tutor.errors import TutorError
     from tutor.reader.model import reader_precision

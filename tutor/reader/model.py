@@ -26,6 +26,14 @@ from tutor.config import PROJECT_ROOT
 from tutor.files import sha256_file
 
 READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
+
+
+def default_reader_dir() -> Path:
+    """The shipped reader, or the folder `$TUTOR_READER_DIR` names (to evaluate a newly trained one before it ships)."""
+    import os
+
+    return Path(os.environ.get("TUTOR_READER_DIR") or READER_DIR)
+
 WEIGHTS_FILE = "reader.safetensors"
 CONFIG_FILE = "reader.json"
 MAX_QUESTION_TOKENS = 48
@@ -188,7 +196,7 @@ class Reader:
                  precision: str | None = None):
         from safetensors.torch import load_file
 
-        d = Path(directory or READER_DIR)
+        d = Path(directory or default_reader_dir())
         cfg_path, w_path = d / CONFIG_FILE, d / WEIGHTS_FILE
         if not cfg_path.exists() or not w_path.exists():
             from tutor.errors import TutorError
@@ -251,7 +259,7 @@ _SHARED_LOCK = threading.Lock()
 def shared_reader(directory: str | Path | None = None, precision: str | None = None) -> Reader:
     """One reader per process, directory and precision (loading costs about a second)."""
     p = reader_precision(precision)
-    key = f"{directory or READER_DIR}|{p}"
+    key = f"{directory or default_reader_dir()}|{p}"
     with _SHARED_LOCK:
         if key not in _SHARED:
             _SHARED[key] = Reader(directory, precision=p)
@@ -259,5 +267,5 @@ def shared_reader(directory: str | Path | None = None, precision: str | None = N
 
 
 def reader_available(directory: str | Path | None = None) -> bool:
-    d = Path(directory or READER_DIR)
+    d = Path(directory or default_reader_dir())
     return (d / CONFIG_FILE).exists() and (d / WEIGHTS_FILE).exists()
