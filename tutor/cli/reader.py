@@ -15,6 +15,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     """Build the reader's examples from ../shared/data (held out by article and chapter), train, export, measure."""
     from tutor.cli.evaluation import eval_indexes
     from tutor.evaluation.libraries import training_articles
+    from tutor.reader.augment import augmented
     from tutor.reader.examples import build_examples, save_examples, summary
     from tutor.reader.training import train_reader
     from tutor.retrieval.search import Library
@@ -22,8 +23,9 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     work = args.work_dir
     work.mkdir(parents=True, exist_ok=True)
     lib = Library(eval_indexes(args, {"ncert"})["ncert"])
-    sets = build_examples(training_articles(args.libraries), lib, args.seed, args.ncert_questions,
-                          args.ncert_claim_passages, args.extra_windows, args.swaps)
+    squad = training_articles(args.libraries)
+    sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
+                     args.seed, args.extra_windows, args.swaps)
     save_examples(work / "train.jsonl", sets.train)
     save_examples(work / "heldout.jsonl", sets.heldout)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "

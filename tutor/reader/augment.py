@@ -14,11 +14,14 @@ Two kinds, both made from the training articles and chapters only (never from a 
 """
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
-from tutor.reader.examples import NAME, NUMBER, OPPOSITE, WINDOW, Example, sentences, window
+from tutor.reader.examples import NAME, NUMBER, OPPOSITE, WINDOW, Example, ExampleSets, sentences, window
 
 # a capitalised word inside a question is a specific even at the start after the question word ("When did Rollo ...")
 _Q_NAME = re.compile(r"(?<=\w )[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
@@ -93,3 +96,19 @@ def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: ra
             if made >= extra_windows:
                 break
     return out
+
+
+def augmented(sets: ExampleSets, squad_file: Path, seed: int = 0, extra_windows: int = 1,
+              swaps: int = 1) -> ExampleSets:
+    """`sets` with the augmented pairs of the SQuAD training articles added to its training part (the held-out part
+    is never augmented, so its figures compare with a reader trained without). Seeded with `seed + 2`, apart from the
+    seeds examples.py uses, so the original pairs are the same with or without augmentation."""
+    if not (extra_windows or swaps):
+        return sets
+    contexts: dict[str, list[str]] = {}
+    for art in json.loads(Path(squad_file).read_text(encoding="utf-8"))["data"]:
+        if art["title"] not in sets.heldout_articles:
+            contexts[art["title"]] = [p["context"] for p in art["paragraphs"]]
+    n = next((i for i, e in enumerate(sets.train) if e.source != "squad"), len(sets.train))  # SQuAD pairs come first
+    more = augment(sets.train[:n], contexts, random.Random(seed + 2), extra_windows, swaps)
+    return replace(sets, train=sets.train[:n] + more + sets.train[n:])  # right after them: the order training saw

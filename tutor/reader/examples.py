@@ -295,13 +295,10 @@ class ExampleSets:
 
 
 def build_examples(squad_file: Path, library: Library, seed: int = 0, ncert_questions: int = 700,
-                   ncert_claim_passages: int = 500, extra_windows: int = 0, swaps: int = 0) -> ExampleSets:
+                   ncert_claim_passages: int = 500) -> ExampleSets:
     """Every example of `python -m tutor train-reader`: SQuAD, NCERT (the printed questions of `library`'s shelves) and
     claims of both, split by article and chapter; seeded (`seed` for training, `seed + 1` for the held-out part).
-    `extra_windows` and `swaps` add, per answerable training question, more answer windows and swapped questions
-    (augment.py); the held-out part is never augmented, so its figures compare with a reader trained without."""
-    from tutor.reader.augment import augment
-
+    augment.py adds more pairs made from these."""
     rng = random.Random(seed)
     sq_train, held = squad_examples(squad_file, rng, keep="train")
     sq_held, _ = squad_examples(squad_file, random.Random(seed + 1), held, keep="heldout")
@@ -309,12 +306,6 @@ def build_examples(squad_file: Path, library: Library, seed: int = 0, ncert_ques
     nc_held, nc_held_passages = ncert_examples(library, random.Random(seed + 1), "heldout", ncert_questions // 3)
     squad_data = json.loads(squad_file.read_text(encoding="utf-8"))["data"]
     sq_passages = [(a["title"], p["context"]) for a in squad_data for p in a["paragraphs"]]
-    if extra_windows or swaps:
-        contexts: dict[str, list[str]] = {}
-        for title, ctx in sq_passages:
-            if title not in held:
-                contexts.setdefault(title, []).append(ctx)
-        sq_train += augment(sq_train, contexts, random.Random(seed + 2), extra_windows, swaps)
     nc_passages = rng.sample(nc_passages, min(len(nc_passages), ncert_claim_passages))
     cl_train = (claim_examples([x for x in sq_passages if x[0] not in held], rng, 1, "claim-squad")
                 + claim_examples(nc_passages, rng, 1, "claim-ncert"))
