@@ -65,3 +65,12 @@ def test_augment_leaves_negatives_and_spanless_positives_alone():
     weak = Example("qa", "Who was Rollo?", PARA[:120], 1, None, "ncert", "jesc101")
     neg = Example("qa", "Who founded Rome?", PARA[:50], 0, None, "squad", "Normans")
     assert augment([weak, neg], {"Normans": [PARA]}, random.Random(0), extra_windows=2, swaps=2) == []
+
+
+def test_negation_is_a_swap_only_when_asked_and_the_window_is_not_negative():
+    text = "Rollo was the leader of the Vikings. He swore fealty to Charles."
+    assert swap_question("Who was the leader of the Vikings?", text, [], [], random.Random(0)) is None
+    assert (swap_question("Who was the leader of the Vikings?", text, [], [], random.Random(0), negate=True)
+            == "Who was not the leader of the Vikings?")
+    negative = "Rollo was not the first leader of the Vikings."
+    assert swap_question("Who was the leader?", negative, [], [], random.Random(0), negate=True) is None

@@ -25,7 +25,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     lib = Library(eval_indexes(args, {"ncert"})["ncert"])
     squad = training_articles(args.libraries)
     sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
-                     args.seed, args.extra_windows, args.swaps)
+                     args.seed, args.extra_windows, args.swaps, args.negate)
     save_examples(work / "train.jsonl", sets.train)
     save_examples(work / "heldout.jsonl", sets.heldout)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
@@ -61,5 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--swaps", type=int, default=1,
                    help="questions with a name, number or key word swapped, per answerable SQuAD training question, "
                         "read against the window that answered the original (negatives; augment.py)")
+    p.add_argument("--negate", action="store_true",
+                   help="swapped questions may also be the question with its verb negated (augment.py)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

@@ -10,7 +10,9 @@ Two kinds, both made from the training articles and chapters only (never from a 
   that answers the original (negative). This is the commonest kind of SQuAD 2.0 unanswerable (an entity or a number
   swapped, an antonym: Rajpurkar et al. 2018, table 2), and the case the gate missed: a passage on the topic, with a
   plausible answer, that does not answer what was asked. The replacement never occurs in the window, so the label
-  holds by construction: the window cannot state an answer about a name it does not contain.
+  holds by construction: the window cannot state an answer about a name it does not contain. Optionally (`negate`)
+  the question's verb negated ("Who was not ...") where the window says nothing in the negative, SQuAD 2.0's
+  negation kind.
 """
 from __future__ import annotations
 
@@ -25,14 +27,17 @@ from tutor.reader.examples import NAME, NUMBER, OPPOSITE, WINDOW, Example, Examp
 
 # a capitalised word inside a question is a specific even at the start after the question word ("When did Rollo ...")
 _Q_NAME = re.compile(r"(?<=\w )[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
+# a question word with its verb, where "not" can follow: "Who was ...", "What is ..."
+_NEGATABLE = re.compile(r"(?:What|Which|Who|Where|When)\s+(?:is|was|are|were|can|could|will|would|has|have|had)\b")
 _QUESTION_WORDS = {"What", "Which", "Who", "Whom", "Whose", "When", "Where", "Why", "How", "The", "In", "On", "Of"}
 
 
 def swap_question(question: str, window_text: str, pool_names: Sequence[str], pool_numbers: Sequence[str],
-                  rng: random.Random) -> str | None:
+                  rng: random.Random, negate: bool = False) -> str | None:
     """The question with one name, number or key word that the window contains replaced by a name or number of the
-    pool the window does not contain, or by the word's opposite when the window does not hold that opposite. None
-    when nothing in the question can be swapped that way."""
+    pool the window does not contain, or by the word's opposite when the window does not hold that opposite, or its
+    verb negated (with `negate`) when the window says nothing in the negative. None when nothing in the question can
+    be swapped."""
     low = window_text.lower()
     moves: list[tuple[re.Match, list[str]]] = []
     names = [m for m in _Q_NAME.finditer(question)
@@ -49,6 +54,10 @@ def swap_question(question: str, window_text: str, pool_names: Sequence[str], po
         if w in OPPOSITE and OPPOSITE[w] not in re.findall(r"[a-z]+", low):
             opp = OPPOSITE[w]
             moves.append((m, [opp.capitalize() if m.group(0)[0].isupper() else opp]))
+    negated = re.search(r"\b(?:not|no|never|none|nor)\b|n't", low)
+    m = _NEGATABLE.match(question) if negate else None
+    if m and not negated:  # "Who was the leader?" -> "Who was not the leader?": the window says who was
+        moves.append((m, [m.group(0) + " not"]))
     if not moves:
         return None
     m, choices = rng.choice(moves)
@@ -61,7 +70,7 @@ def _pool(texts: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: random.Random,
-            extra_windows: int = 1, swaps: int = 1) -> list[Example]:
+            extra_windows: int = 1, swaps: int = 1, negate: bool = False) -> list[Example]:
     """New pairs made from the answerable qa examples of `examples` (those with a span): `extra_windows` more
     windows holding the answer, and `swaps` swapped questions against the answering window each. `contexts` maps a
     group (article or chapter) to its paragraphs: where the window came from, and the pool of names and numbers to
@@ -73,7 +82,7 @@ def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: ra
             continue
         names, numbers = pools.get(e.group, ([], []))
         for _ in range(swaps):
-            bad = swap_question(e.first, e.second, names, numbers, rng)
+            bad = swap_question(e.first, e.second, names, numbers, rng, negate)
             if bad is not None and bad != e.first:
                 out.append(Example("qa", bad, e.second, 0, None, e.source + "-swap", e.group))
         answer = e.second[e.span[0]:e.span[1]]
@@ -99,7 +108,7 @@ def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: ra
 
 
 def augmented(sets: ExampleSets, squad_file: Path, seed: int = 0, extra_windows: int = 1,
-              swaps: int = 1) -> ExampleSets:
+              swaps: int = 1, negate: bool = False) -> ExampleSets:
     """`sets` with the augmented pairs of the SQuAD training articles added to its training part (the held-out part
     is never augmented, so its figures compare with a reader trained without). Seeded with `seed + 2`, apart from the
     seeds examples.py uses, so the original pairs are the same with or without augmentation."""
@@ -110,5 +119,5 @@ def augmented(sets: ExampleSets, squad_file: Path, seed: int = 0, extra_windows:
         if art["title"] not in sets.heldout_articles:
             contexts[art["title"]] = [p["context"] for p in art["paragraphs"]]
     n = next((i for i, e in enumerate(sets.train) if e.source != "squad"), len(sets.train))  # SQuAD pairs come first
-    more = augment(sets.train[:n], contexts, random.Random(seed + 2), extra_windows, swaps)
+    more = augment(sets.train[:n], contexts, random.Random(seed + 2), extra_windows, swaps, negate)
     return replace(sets, train=sets.train[:n] + more + sets.train[n:])  # right after them: the order training saw
