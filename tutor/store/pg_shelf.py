@@ -341,6 +341,14 @@ class PgShelfStore:
                             (previous, *_names(klass, subject)))
             return previous
 
+    def drop_namespace(self) -> None:
+        """Remove this store's namespace with every shelf in it (the bench's throw-away ingests)."""
+        if not self.namespace:
+            raise ValueError("only a namespace can be dropped: the default schema holds the app's shelves")
+        with psycopg.connect(self.url, autocommit=True) as con:
+            con.execute(f'DROP SCHEMA IF EXISTS "{self.namespace}" CASCADE')
+        self._ready = False
+
     def delete(self, klass: str, subject: str) -> None:
         """Remove a whole shelf: its pointer, versions and chunks."""
         with self.lock(klass, subject), self._connect() as con:
