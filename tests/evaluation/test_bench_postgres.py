@@ -68,3 +68,22 @@ def test_the_fresh_ingest_goes_into_a_throw_away_namespace(tmp_path, pg_url):
         left = con.execute("SELECT schema_name FROM information_schema.schemata"
                            " WHERE schema_name LIKE 'bench_fresh_%'").fetchall()
     assert left == []
+
+
+def test_pgvector_scale_on_a_small_synthetic_shelf(pg_url):
+    import numpy as np
+
+    from tutor.evaluation.bench_pgvector import NAMESPACE, exact_top_k, measure_pgvector
+    from tutor.evaluation.bench_scale import synthetic_shelf
+
+    base = EMB.embed(LIGHT_PAGES + SOIL_PAGES)
+    queries = synthetic_shelf(base, 20, seed=1)
+    r = measure_pgvector(pg_url, base, queries, 2000, log=lambda m: None)
+    assert r["size"] == 2000 and r["queries"] == 20 and r["uses_index"]
+    assert 0.5 <= r["recall_at_10"] <= 1.0 and r["search_ms_p95"] >= r["search_ms_p50"] > 0
+    vecs = synthetic_shelf(base, 2000, seed=0)  # exact search: the best is the query itself when it is in the set
+    assert [row[0] for row in exact_top_k(vecs, vecs[[5, 7]], 3)] == [5, 7]
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
+    with psycopg.connect(pg_url) as con:  # the throw-away namespace is gone
+        assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name = %s",
+                           (NAMESPACE,)).fetchone()[0] == 0
