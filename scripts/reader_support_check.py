@@ -42,7 +42,7 @@ def main() -> int:
     records = [json.loads(line) for line in args.hand.read_text(encoding="utf-8").splitlines() if line.strip()]
     libs = eval_libraries(args.libraries, {questions[r["id"]].library for r in records}, args.eval_index,
                           log=lambda msg: print(msg, file=sys.stderr))
-    tutors = {name: build_tutor(path, policy=policy, models=False) for name, path in libs.items()}
+    tutors = {name: build_tutor(lib, policy=policy, models=False) for name, lib in libs.items()}
     reader = shared_reader()
     rows = []
     for r in records:

@@ -128,3 +128,20 @@ def test_two_writers_of_one_shelf_cannot_both_win(store):
     assert len(other.load("10", "science")) == 2
     write(other, LIGHT[:1])  # released: the second writer goes ahead now
     assert len(store.load("10", "science")) == 1
+
+
+def test_namespaces_keep_shelves_and_their_locks_apart(pg_url, tmp_path):
+    a = PgShelfStore(pg_url, tmp_path / "a", namespace="eval_a")
+    b = PgShelfStore(pg_url, tmp_path / "b", namespace="eval_b")
+    write(a, LIGHT)
+    with a.lock("10", "science"):  # one namespace's writer does not hold up the same shelf in another
+        write(b, SOIL)
+        with pytest.raises(ShelfBusy):
+            write(PgShelfStore(pg_url, tmp_path / "a2", namespace="eval_a"), SOIL)
+    assert [c.text for c in a.load("10", "science").chunks] == LIGHT
+    assert [c.text for c in b.load("10", "science").chunks] == SOIL
+    assert PgShelfStore(pg_url, tmp_path / "default").keys() == []
+    with psycopg.connect(pg_url) as con:  # each namespace is a schema of its own with its own tables
+        schemas = {r[0] for r in con.execute("SELECT table_schema FROM information_schema.tables"
+                                             " WHERE table_name = 'shelf_chunks'")}
+    assert {"eval_a", "eval_b"} <= schemas

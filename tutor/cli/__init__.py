@@ -1,7 +1,7 @@
 """The command line: `python -m tutor ingest|search|ask|eval|followups|calibrate|recall|hand-check|bench|llm-model|
 train-reader ...`. Each sub-command is a thin wrapper over the package's Python API; the output is for people, `--json`
 for tools. Options several commands share are written once, in options.py; the commands live by group in library.py,
-ask.py, evaluation.py, reader.py and models.py.
+ask.py, evaluation.py, load.py (bench-load), reader.py and models.py.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tutor.cli import ask, evaluation, library, models, reader
+from tutor.cli import ask, evaluation, library, load, models, reader
 from tutor.config import index_dir
 
 
@@ -24,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     models.register(sub)  # llm-model
     reader.register(sub)  # train-reader
     evaluation.register_bench(sub)
+    load.register(sub)  # bench-load
     return ap
 
 

@@ -9,13 +9,17 @@ import json
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tutor.cli.options import EVALUATION, LIBRARIES, LIMIT, MODELS, PERTURB, POLICY, PROGRESS, REPORT, split
 
+if TYPE_CHECKING:
+    from tutor.retrieval.search import Library
 
-def eval_indexes(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Path]:
-    """The evaluation shelves of each library the questions name, built or reused (progress on stderr)."""
+
+def eval_indexes(args: argparse.Namespace, names: Iterable[str]) -> dict[str, Library]:
+    """The evaluation shelves of each library the questions name, built or reused (progress on stderr): on this disk,
+    or in the database `TUTOR_DATABASE_URL` names."""
     from tutor.evaluation.libraries import MissingLibrary, eval_libraries
 
     try:
@@ -49,9 +53,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     qs = sample_questions(qs, args.sample, args.seed)
     qs = perturbed(qs, args.perturb)  # misspelt or reworded copies of the questions, labels kept
     indexes = eval_indexes(args, {q.library for q in qs})
-    tutors = {name: build_tutor(path, policy=args.policy, answerer=args.answerer, rerank=args.rerank, judge=args.judge,
+    tutors = {name: build_tutor(lib, policy=args.policy, answerer=args.answerer, rerank=args.rerank, judge=args.judge,
                                 reader=args.reader)
-              for name, path in indexes.items()}
+              for name, lib in indexes.items()}
     report = run_eval(qs, tutors, split=args.split, training_json=training, sample=args.sample, seed=args.seed,
                       answers=args.answers, progress=_counter(args))
     _print_report(report)
@@ -98,14 +102,12 @@ def cmd_followups(args: argparse.Namespace) -> int:
     from tutor.build import build_tutor
     from tutor.evaluation.followups import FOLLOWUP_MODES, evaluate_followups, load_conversations
     from tutor.policy import load_policy
-    from tutor.retrieval.search import Library
 
     convs = load_conversations(args.conversations)
     indexes = eval_indexes(args, {c.followup.library for c in convs})
     base = load_policy(args.policy)
-    libraries = {name: Library(path) for name, path in indexes.items()}  # one library (and embedder) per name
-    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=False)
-              for name, lib in libraries.items() for mode, settings in FOLLOWUP_MODES.items()}
+    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=False)  # one library each
+              for name, lib in indexes.items() for mode, settings in FOLLOWUP_MODES.items()}
     r = evaluate_followups(convs, lambda lib, mode: tutors[(lib, mode)], _counter(args))
     first = r["modes"]["alone"]
     print(f"{r['conversations']} conversations ({first['answerable']} answerable follow-ups, {first['unanswerable']} "
@@ -135,7 +137,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     files = {str(path): split_questions(load_questions(path, args.limit), args.split, training)
              for path in args.questions}
     indexes = eval_indexes(args, {q.library for qs in files.values() for q in qs})
-    tutors = {name: build_tutor(path, policy=args.policy, answerer="extractive") for name, path in indexes.items()}
+    tutors = {name: build_tutor(lib, policy=args.policy, answerer="extractive") for name, lib in indexes.items()}
     base = next(iter(tutors.values())).policy
     records = {f: record_gate(qs, tutors) for f, qs in files.items()}
     cal = calibrate(records, base, args.target_fa, args.others_max_fa, args.others_min_coverage)
@@ -186,11 +188,9 @@ def cmd_recall(args: argparse.Namespace) -> int:
     from tutor.evaluation.questions import load_questions, perturbed
     from tutor.evaluation.recall import retrieval_recall
     from tutor.policy import load_policy
-    from tutor.retrieval.search import Library
 
     qs = perturbed(load_questions(args.questions), args.perturb)
-    indexes = eval_indexes(args, {q.library for q in qs})
-    libs = {name: Library(path) for name, path in indexes.items()}
+    libs = eval_indexes(args, {q.library for q in qs})
     policy = load_policy(args.policy)
     ks = sorted({int(x) for x in args.ks.split(",") if x.strip()} | {args.k})
     names = ("dense", "bm25", "trigram", "seed", "hybrid") if args.retriever == "all" else (args.retriever,)
@@ -244,7 +244,7 @@ def cmd_bench_reader(args: argparse.Namespace) -> int:
 
     qs = [q for path in args.questions for q in load_questions(path, args.limit)]
     indexes = eval_indexes(args, {q.library for q in qs})
-    tutors = {name: build_tutor(path, policy=args.policy, answerer="extractive") for name, path in indexes.items()}
+    tutors = {name: build_tutor(lib, policy=args.policy, answerer="extractive") for name, lib in indexes.items()}
     readers = {p: shared_reader(precision=p) for p in args.precision}
     calls = record_calls(qs, tutors.__getitem__, readers[args.precision[0]])
     threshold = next(iter(tutors.values())).policy.min_reader_probability

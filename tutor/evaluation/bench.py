@@ -117,20 +117,21 @@ def _pick_questions(questions: list[Question], limit: int | None) -> list[Questi
     return out[:limit]
 
 
-def _prepare_shelves(library: Path, root: Path, embedder: Embedder,
+def _prepare_shelves(library: Path, store, embedder: Embedder,
                      seed_from: Path | None = None) -> tuple[float, list[str]]:
-    """Ingest the library into `root` (a no-op for unchanged files). An empty `root` is first seeded with a copy
-    of shelves just built the same way (`seed_from`), so a first run does not ingest the library twice."""
+    """Ingest the library into `store` (a no-op for unchanged files). An empty folder store is first seeded with a
+    copy of shelves just built the same way (`seed_from`), so a first run does not ingest the library twice."""
     import shutil
 
     from tutor.ingest.builder import discover, ingest
     from tutor.store.shelf import ShelfStore
 
-    if seed_from is not None and not ShelfStore(root).keys() and ShelfStore(seed_from).keys():
-        shutil.rmtree(root, ignore_errors=True)
-        shutil.copytree(seed_from, root)
+    if (seed_from is not None and isinstance(store, ShelfStore) and not store.keys()
+            and ShelfStore(seed_from).keys()):
+        shutil.rmtree(store.root, ignore_errors=True)
+        shutil.copytree(seed_from, store.root)
     t0 = time.perf_counter()
-    report = ingest(discover([library]), ShelfStore(root), embedder, index_type="auto")
+    report = ingest(discover([library]), store, embedder, index_type="auto")
     changed = [f.file for f in report.files if f.status in ("added", "replaced")]
     return time.perf_counter() - t0, changed
 
@@ -138,12 +139,15 @@ def _prepare_shelves(library: Path, root: Path, embedder: Embedder,
 def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, questions: Path | None = None,
               policy: Path | None = None) -> dict[str, Any]:
     """`python -m tutor bench`: every measurement of the plan (QUICK or FULL), the targets met or missed, the machine;
-    progress on stderr. `index_dir` places the bench's shelves beside it (`<index_dir>/../bench-index`)."""
+    progress on stderr. `index_dir` places the bench's shelves beside it (`<index_dir>/../bench-index`), or, when
+    `TUTOR_DATABASE_URL` names a database, in namespaces of it (`namespace_for("bench", <library>)`)."""
     from tutor.build import build_tutor
+    from tutor.config import database_url
     from tutor.evaluation.questions import load_questions
     from tutor.policy import load_policy
     from tutor.retrieval.embedding import MiniLMEmbedder, default_embedder
     from tutor.retrieval.search import Library
+    from tutor.store.backends import namespace_for, open_store
 
     plan = QUICK if quick else FULL
     t_start = time.perf_counter()
@@ -156,18 +160,22 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
     name = library.name if library != libraries else "library"
     bench_root = index_dir.parent / "bench-index" / name              # built as the product builds shelves
     reference_root = index_dir.parent / "bench-index" / f"{name}-fp32"  # the same in fp32: recall@5 "before"
+    url = database_url()
+    bench_store = open_store(bench_root, url, namespace_for("bench", name))
+    reference_store = open_store(reference_root, url, namespace_for("bench", f"{name}-fp32"))
     policy_path = policy
     pol = load_policy(policy_path)
     questions_file = _questions_path(questions, libraries)
     result: dict[str, Any] = {"plan": "quick" if plan is QUICK else "full", "library": str(library),
-                              "questions_file": str(questions_file), "bench_index": str(bench_root)}
+                              "questions_file": str(questions_file), "bench_index": str(bench_root),
+                              "backend": "postgres" if url else "faiss"}
 
     with tempfile.TemporaryDirectory(prefix="tutor-bench-") as tmpname:
         tmp = Path(tmpname)
 
         # 1. ingest throughput: the whole library into an empty folder, in a child process (its own peak memory)
         log("ingest: the whole library into an empty folder (child process)")
-        ing = measure_ingest(library, tmp)
+        ing = measure_ingest(library, tmp, url)
         fresh_root = Path(ing.pop("index_root"))
         result["ingest"] = ing
         result["ingest_pages_per_s"] = ing["pages_per_s"]
@@ -178,13 +186,13 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
         # 2. the bench shelves (reused while the PDFs are unchanged), and their fp32 reference
         embedder = default_embedder()
         reference = MiniLMEmbedder(precision="fp32")
-        secs, changed = _prepare_shelves(library, bench_root, embedder, seed_from=fresh_root)
-        ref_secs, ref_changed = _prepare_shelves(library, reference_root, reference)
+        secs, changed = _prepare_shelves(library, bench_store, embedder, seed_from=fresh_root)
+        ref_secs, ref_changed = _prepare_shelves(library, reference_store, reference)
         result["bench_index_s"] = round(secs + ref_secs, 2)
         log(f"bench shelves ready in {secs:.1f}s ({len(changed)} file(s) ingested), fp32 reference in "
             f"{ref_secs:.1f}s ({len(ref_changed)} file(s) ingested)")
 
-        lib = Library(bench_root, embedder=embedder)
+        lib = Library(bench_root, embedder=embedder, store=bench_store)
         shelves = [lib.shelf(k.klass, k.subject) for k in lib.keys()]
         keys = {(s.key.klass, s.key.subject) for s in shelves}
         all_questions = [q for q in load_questions(questions_file) if (q.klass, q.subject) in keys]
@@ -193,8 +201,8 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
             raise SystemExit(f"error: no question in {questions_file} is about a shelf of {library}")
 
         # 3. retrieval quality: the fast path (bf16 where the CPU has it) against fp32
-        result["recall_at_5"] = measure_recall({"reference_fp32": (reference_root, reference),
-                                                "fast_path": (bench_root, embedder)}, all_questions)
+        result["recall_at_5"] = measure_recall({"reference_fp32": (reference_store, reference),
+                                                "fast_path": (bench_store, embedder)}, all_questions)
         result["recall_at_5"]["fast_path_precision"] = embedder.precision
         log(f"recall@5: fp32 {result['recall_at_5']['reference_fp32']}, {embedder.precision} "
             f"{result['recall_at_5']['fast_path']}")
@@ -217,7 +225,8 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
         probe = next((q for q in answered if not tutor.ask(q.question, q.klass, q.subject).was_refusal),
                      answered[0] if answered else asked[0])
         log(f"cold start: {plan.cold_starts} fresh process(es)")
-        cold = measure_cold_start(bench_root, probe, policy_path, plan.cold_starts, tmp)
+        cold = measure_cold_start(bench_root, probe, policy_path, plan.cold_starts, tmp,
+                                  getattr(bench_store, "namespace", None))
         result["cold_start_s"] = cold["cold_start_s"]
         result["cold_start"] = cold
         log(f"  {cold['cold_start_s']} s (imports {cold['imports_s']} s, first question {cold['first_question_s']} s)")

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,7 @@ t0 = time.perf_counter()
 from pathlib import Path
 from tutor.retrieval.embedding import default_embedder
 from tutor.ingest.builder import discover, ingest
-from tutor.store.shelf import ShelfStore
+from tutor.store.backends import open_store
 
 
 class Timed:
@@ -41,7 +42,8 @@ class Timed:
 emb = Timed(default_embedder())
 items = discover([Path(sys.argv[1])])
 t1 = time.perf_counter()
-report = ingest(items, ShelfStore(sys.argv[2]), emb, index_type="auto")
+store = open_store(sys.argv[2], sys.argv[3] or None, sys.argv[4] or None)
+report = ingest(items, store, emb, index_type="auto")
 t2 = time.perf_counter()
 print("BENCH-RESULT " + json.dumps({
     "seconds": report.seconds, "wall_s": t2 - t1, "startup_s": t1 - t0, "embed_s": emb.seconds,
@@ -57,8 +59,12 @@ import time, sys
 t0 = time.perf_counter()
 import json
 from tutor.build import build_tutor
+from tutor.config import database_url
+from tutor.retrieval.search import Library
+from tutor.store.backends import open_store
 t1 = time.perf_counter()
-tutor = build_tutor(sys.argv[1], policy=sys.argv[6] or None, audit=sys.argv[2], models=False)
+lib = Library(sys.argv[1], store=open_store(sys.argv[1], database_url(), sys.argv[7] or None))
+tutor = build_tutor(lib, policy=sys.argv[6] or None, audit=sys.argv[2], models=False)
 ans = tutor.ask(sys.argv[3], sys.argv[4], sys.argv[5])
 t2 = time.perf_counter()
 print("BENCH-RESULT " + json.dumps({"done_at": time.time(), "imports_s": t1 - t0, "first_question_s": t2 - t1,
@@ -79,13 +85,15 @@ def _child(code: str, argv: list[str], timeout: float) -> dict[str, Any]:
 
 
 def measure_cold_start(index_root: Path, question: Question, policy_path: Path | None, runs: int,
-                       tmp: Path) -> dict[str, Any]:
-    """A fresh `python -c` process: seconds from its start to its first answered question (median of runs)."""
+                       tmp: Path, namespace: str | None = None) -> dict[str, Any]:
+    """A fresh `python -c` process: seconds from its start to its first answered question (median of runs); its
+    shelves under `index_root`, or in `namespace` of the database `TUTOR_DATABASE_URL` names."""
     results = []
     for r in range(runs):
         t0 = time.time()
         got = _child(_COLD_CHILD, [str(index_root), str(tmp / f"cold-audit-{r}.sqlite3"), question.question,
-                                   question.klass, question.subject, str(policy_path or "")], timeout=600)
+                                   question.klass, question.subject, str(policy_path or ""), namespace or ""],
+                     timeout=600)
         got["cold_start_s"] = got["done_at"] - t0
         results.append(got)
     return {
@@ -97,9 +105,17 @@ def measure_cold_start(index_root: Path, question: Question, policy_path: Path |
     }
 
 
-def measure_ingest(library: Path, tmp: Path) -> dict[str, Any]:
-    """A fresh ingest of the whole library in a child process (its peak memory is then the ingest's own)."""
-    got = _child(_INGEST_CHILD, [str(library), str(tmp / "fresh-index")], timeout=1800)
+def measure_ingest(library: Path, tmp: Path, url: str | None = None) -> dict[str, Any]:
+    """A fresh ingest of the whole library in a child process (its peak memory is then the ingest's own): into a
+    folder under `tmp`, or into a fresh namespace of the database `url`, dropped afterwards."""
+    namespace = f"bench_fresh_{uuid.uuid4().hex[:12]}" if url else ""
+    try:
+        got = _child(_INGEST_CHILD, [str(library), str(tmp / "fresh-index"), url or "", namespace], timeout=1800)
+    finally:
+        if url:
+            from tutor.store.pg_shelf import PgShelfStore
+
+            PgShelfStore(url, tmp, namespace).drop_namespace()
     secs = max(got["seconds"], 1e-9)
     return {
         "seconds": round(got["seconds"], 2), "pages": got["pages"], "pages_used": got["pages_used"],

@@ -151,15 +151,13 @@ def _index_params(index) -> dict[str, Any]:
     return out
 
 
-def measure_recall(shelf_sets: dict[str, tuple[Path, Any]], questions: Sequence[Any], k: int = 5) -> dict[str, Any]:
+def measure_recall(shelf_sets: dict[str, tuple[Any, Any]], questions: Sequence[Any], k: int = 5) -> dict[str, Any]:
     """Chapter-level recall@k over the answerable questions, counting evidence chunks only, for each named set of
-    shelves with the embedder that made them (its questions are embedded by the same one)."""
-    from tutor.store.shelf import ShelfStore
-
+    shelves (a store: tutor.store.backends.open_store) with the embedder that made them (its questions are embedded
+    by the same one)."""
     answerable = [q for q in questions if q.expect == "answer" and q.gold_file]
     out: dict[str, Any] = {"k": k, "questions": len(answerable)}
-    for name, (root, embedder) in shelf_sets.items():
-        store = ShelfStore(root)
+    for name, (store, embedder) in shelf_sets.items():
         shelves: dict[tuple[str, str], Any] = {}
         ranked, gold = [], []
         for q in answerable:

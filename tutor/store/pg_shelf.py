@@ -15,6 +15,10 @@ primary key and sort them exactly: the same cosines, never worse neighbours. A l
 and vectors in memory: the lexical side (BM25, trigram, tutor/retrieval/lexical.py) is rebuilt from them per version,
 as on disk, and hybrid search reads exact cosines.
 
+A `namespace` keeps a whole set of shelves apart in one database (its own Postgres schema holding the same tables):
+the evaluation's libraries each get one, so two libraries with the same class/subject never meet. None: the
+database's default schema, the app's.
+
 psycopg rather than LlamaIndex's PGVectorStore: that store keeps one table of nodes per store with no notion of a
 version made current in one transaction, a lock per shelf, or a version filter, which the versioned design needs.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 from pathlib import Path
@@ -80,6 +85,7 @@ MIGRATIONS: list[str] = [
     );
     """,
 ]
+_NAMESPACE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 _SCHEMA_LOCK = 0x7368656C66  # "shelf": processes starting together migrate (and add indexes) one at a time
 
 
@@ -108,8 +114,11 @@ class PgShelf(Shelf):
 class PgShelfStore:
     """All shelves in one PostgreSQL database. `root` is this machine's index folder (kept for what is local)."""
 
-    def __init__(self, url: str, root: str | Path = "."):
-        self.url, self.root = url, Path(root)
+    def __init__(self, url: str, root: str | Path = ".", namespace: str | None = None):
+        if namespace is not None and not _NAMESPACE.fullmatch(namespace):
+            raise ValueError(f"a shelf namespace is a Postgres schema name of lower-case letters, digits and _ "
+                             f"(at most 63, not starting with a digit), not {namespace!r}")
+        self.url, self.root, self.namespace = url, Path(root), namespace
         self._ready = False
         self._held: dict[ShelfKey, int] = {}  # shelves this store's threads hold the lock of -> thread id
         self._search_con: psycopg.Connection | None = None
@@ -120,14 +129,29 @@ class PgShelfStore:
     # ------------------------------------------------------------------ connections and schema
     def _connect(self, autocommit: bool = False) -> psycopg.Connection:
         self._migrate()
+        return self._open(autocommit)
+
+    def _open(self, autocommit: bool = False) -> psycopg.Connection:
         con = psycopg.connect(self.url, autocommit=autocommit)
+        if self.namespace:
+            # the namespace first, then the database's own path (where the vector extension's type lives); kept for
+            # the session (is_local false), committed so a later rollback cannot undo it
+            con.execute("SELECT set_config('search_path', %s || ', ' || current_setting('search_path'), false)",
+                        (f'"{self.namespace}"',))
+            if not autocommit:
+                con.commit()
         register_vector(con)
         return con
 
     def _migrate(self) -> None:
         if self._ready:
             return
-        with psycopg.connect(self.url) as con:
+        if self.namespace:
+            with psycopg.connect(self.url) as con:  # the extension in the default path, visible to every namespace
+                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.namespace}"')
+        with self._open() as con:
             con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
             con.execute("CREATE TABLE IF NOT EXISTS shelf_schema_version (version INTEGER NOT NULL)")
             row = con.execute("SELECT version FROM shelf_schema_version").fetchone()
@@ -251,7 +275,7 @@ class PgShelfStore:
             return
         con = self._connect(autocommit=True)
         try:
-            if not con.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (_lock_name(key),)).fetchone()[0]:
+            if not con.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (self._lock_name(key),)).fetchone()[0]:
                 raise ShelfBusy(key.klass, key.subject)
             with self._state_lock:
                 self._held[key] = threading.get_ident()
@@ -260,9 +284,13 @@ class PgShelfStore:
             finally:
                 with self._state_lock:
                     self._held.pop(key, None)
-                con.execute("SELECT pg_advisory_unlock(hashtext(%s))", (_lock_name(key),))
+                con.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self._lock_name(key),))
         finally:
             con.close()
+
+    def _lock_name(self, key: ShelfKey) -> str:
+        where = f"{self.namespace}:" if self.namespace else ""  # the default's name unchanged, as running apps use it
+        return f"tutor-shelf:{where}{key.klass}/{key.subject}"
 
     def write(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, *,
               fail_before_swap: bool = False) -> str:
@@ -313,6 +341,14 @@ class PgShelfStore:
                             (previous, *_names(klass, subject)))
             return previous
 
+    def drop_namespace(self) -> None:
+        """Remove this store's namespace with every shelf in it (the bench's throw-away ingests)."""
+        if not self.namespace:
+            raise ValueError("only a namespace can be dropped: the default schema holds the app's shelves")
+        with psycopg.connect(self.url, autocommit=True) as con:
+            con.execute(f'DROP SCHEMA IF EXISTS "{self.namespace}" CASCADE')
+        self._ready = False
+
     def delete(self, klass: str, subject: str) -> None:
         """Remove a whole shelf: its pointer, versions and chunks."""
         with self.lock(klass, subject), self._connect() as con:
@@ -327,7 +363,3 @@ def _array(value) -> np.ndarray:
 
 def _names(klass: str, subject: str) -> tuple[str, str]:
     return check_name(klass, "class"), check_name(subject, "subject")
-
-
-def _lock_name(key: ShelfKey) -> str:
-    return f"tutor-shelf:{key.klass}/{key.subject}"
