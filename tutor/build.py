@@ -94,8 +94,7 @@ def open_audit(path: str | Path, url: str | None = None) -> AuditLog:
     try:
         from tutor.audit.pg_log import PgAuditLog
     except ImportError as e:
-        raise DatabaseSetupError(f"a database URL is set but the PostgreSQL driver is missing ({e}): install the "
-                                 "`postgres` extra (pip install -e '.[postgres]')") from e
+        raise DatabaseSetupError.driver_missing(e) from e
     return PgAuditLog(url, spool_path=Path(path).with_name("audit-postgres.spool.jsonl"))
 
 

@@ -65,6 +65,11 @@ class DatabaseSetupError(TutorError):
     """`TUTOR_DATABASE_URL` names a database this installation cannot use (not a PostgreSQL URL, or the `postgres`
     extra not installed)."""
 
+    @classmethod
+    def driver_missing(cls, e: ImportError) -> DatabaseSetupError:
+        return cls(f"a database URL is set but the PostgreSQL driver is missing ({e}): install the `postgres` extra "
+                   "(pip install -e '.[postgres]')")
+
 
 class ShelfBusy(TutorError):
     """Another writer holds a shelf (two ingests of one shelf at once cannot both win)."""

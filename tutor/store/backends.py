@@ -25,6 +25,5 @@ def open_store(root: str | Path, url: str | None = None, namespace: str | None =
     try:
         from tutor.store.pg_shelf import PgShelfStore
     except ImportError as e:
-        raise DatabaseSetupError(f"a database URL is set but the PostgreSQL driver is missing ({e}): install the "
-                                 "`postgres` extra (pip install -e '.[postgres]')") from e
+        raise DatabaseSetupError.driver_missing(e) from e
     return PgShelfStore(url, root, namespace)

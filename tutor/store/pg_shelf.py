@@ -38,7 +38,7 @@ from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound
 from tutor.store.pg_uploads import PgUploads
-from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_name, sort_keys
+from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_name, previous_intact_version, sort_keys
 from tutor.types import Chunk
 
 # numbered, only ever appended (recorded in shelf_schema_version), as the audit log's
@@ -229,16 +229,7 @@ class PgShelfStore:
 
     def previous_version(self, klass: str, subject: str) -> str | None:
         """The newest version other than the live one that loads, if any."""
-        current = self.current_version(klass, subject)
-        for v in self.versions(klass, subject):
-            if v == current:
-                continue
-            try:
-                self.load(klass, subject, v)
-                return v
-            except ShelfDamaged:
-                continue
-        return None
+        return previous_intact_version(self, klass, subject)
 
     def nearest(self, key: ShelfKey, version: str, dim: int, query_vec: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k rows of one shelf version closest to a unit query vector, as (row, cosine similarity), best first."""

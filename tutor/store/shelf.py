@@ -144,6 +144,21 @@ class Shelf:
         return [(int(i), float(s)) for s, i in zip(scores, ids) if i >= 0]
 
 
+def previous_intact_version(store, klass: str, subject: str) -> str | None:
+    """The newest version of a store's shelf other than the live one that loads (and passes its checksums), if any:
+    what a rollback goes back to, on disk or in the database."""
+    current = store.current_version(klass, subject)
+    for v in store.versions(klass, subject):
+        if v == current:
+            continue
+        try:
+            store.load(klass, subject, v)
+            return v
+        except ShelfDamaged:
+            continue
+    return None
+
+
 class ShelfStore:
     """All shelves under one folder (`<root>/class-<class>/<subject>/`)."""
 
@@ -225,16 +240,7 @@ class ShelfStore:
 
     def previous_version(self, klass: str, subject: str) -> str | None:
         """The newest version other than the live one that loads and passes its checksums, if any."""
-        current = self.current_version(klass, subject)
-        for v in self.versions(klass, subject):
-            if v == current:
-                continue
-            try:
-                self.load(klass, subject, v)
-                return v
-            except ShelfDamaged:
-                continue
-        return None
+        return previous_intact_version(self, klass, subject)
 
     def rollback(self, klass: str, subject: str) -> str:
         """Point the shelf back at its previous intact version (atomically, under the shelf's lock); returns it.
