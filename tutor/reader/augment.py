@@ -1,6 +1,6 @@
 """More training pairs for the answerability reader from the labelled questions it already has (examples.py).
 
-Two kinds, both made from the training articles and chapters only (never from a held-out one):
+Two kinds, both made from the SQuAD training articles only (never from a held-out one):
 
 - **More answer windows**: an answerable question read again with the answer at another place in a three-sentence
   window of its paragraph (positive, with its span). The first reader saw each answer in one window only, so its span
