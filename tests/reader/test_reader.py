@@ -185,3 +185,33 @@ def test_training_is_seeded_resumable_and_exports_a_loadable_reader(tmp_path):
     reading, = r.read("Who founded Alpha?", ["Alpha was founded by Raja Alpha."])
     assert 0.0 <= reading.probability <= 1.0
     assert len(r.supports(["a", "b"], ["c", "d"])) == 2
+
+
+@pytest.mark.slow
+def test_train_reader_builds_its_examples_from_the_evaluation_shelves(tmp_path):
+    """`python -m tutor train-reader --examples-only` end to end on the bundled sample library (real MiniLM) and a
+    SQuAD file of one article made here: the evaluation shelves it is handed are used as they are."""
+    import subprocess
+    import sys
+
+    from helpers_paths import REPO
+
+    libs = tmp_path / "libraries" / "ncert"
+    libs.mkdir(parents=True)
+    (libs / "class-10").symlink_to(REPO / "data" / "sample" / "library" / "class-10")
+    ctx = "The Normans settled in Normandy. Rollo was their leader in 911. They conquered England in 1066."
+    other = {"context": "Later the king of the Franks met the Danes in Paris.", "qas": []}  # names to swap in
+    squad = {"data": [{"title": t, "paragraphs": [{"context": ctx, "qas": [
+        {"id": f"{t}-1", "question": "Who was the leader of the Normans?", "is_impossible": False,
+         "answers": [{"text": "Rollo", "answer_start": ctx.index("Rollo")}]}]}, other]}
+        for t in ("Normans", "Vikings", "Franks")]}
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "squad2-dev-articles.json").write_text(json.dumps(squad))
+    work = tmp_path / "work"
+    r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--libraries", str(tmp_path / "libraries"),
+                        "--eval-index", str(tmp_path / "ix"), "--work-dir", str(work), "--examples-only",
+                        "--swaps", "1"], capture_output=True, text=True, cwd=REPO, timeout=900)
+    assert r.returncode == 0, r.stderr
+    train = [json.loads(line) for line in (work / "train.jsonl").read_text().splitlines()]
+    assert {e["source"] for e in train} >= {"squad", "squad-swap"}
+    assert (work / "heldout.jsonl").exists()

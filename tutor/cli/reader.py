@@ -18,11 +18,10 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     from tutor.reader.augment import augmented
     from tutor.reader.examples import build_examples, save_examples, summary
     from tutor.reader.training import train_reader
-    from tutor.retrieval.search import Library
 
     work = args.work_dir
     work.mkdir(parents=True, exist_ok=True)
-    lib = Library(eval_indexes(args, {"ncert"})["ncert"])
+    lib = eval_indexes(args, {"ncert"})["ncert"]
     squad = training_articles(args.libraries)
     sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
                      args.seed, args.extra_windows, args.swaps, args.negate)
