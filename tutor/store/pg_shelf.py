@@ -38,7 +38,7 @@ from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound
 from tutor.store.pg_uploads import PgUploads
-from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_name, previous_intact_version, sort_keys
+from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
 
 # numbered, only ever appended (recorded in shelf_schema_version), as the audit log's
@@ -176,7 +176,7 @@ class PgShelfStore:
     def current_version(self, klass: str, subject: str) -> str | None:
         with self._connect() as con:
             row = con.execute("SELECT current_version FROM shelves WHERE class = %s AND subject = %s",
-                              _names(klass, subject)).fetchone()
+                              check_names(klass, subject)).fetchone()
         return row[0] if row else None
 
     def manifest(self, klass: str, subject: str) -> Manifest | None:
@@ -185,7 +185,7 @@ class PgShelfStore:
         return self.manifest_of(klass, subject, version) if version else None
 
     def manifest_of(self, klass: str, subject: str, version: str) -> Manifest:
-        k, s = _names(klass, subject)
+        k, s = check_names(klass, subject)
         with self._connect() as con:
             row = con.execute("SELECT manifest FROM shelf_versions WHERE class = %s AND subject = %s AND version = %s",
                               (k, s, version)).fetchone()
@@ -208,7 +208,7 @@ class PgShelfStore:
         manifest = self.manifest_of(klass, subject, version)
         with self._connect() as con:
             rows = con.execute("SELECT row, chunk, embedding FROM shelf_chunks WHERE class = %s AND subject = %s"
-                               " AND version = %s ORDER BY row", (*_names(klass, subject), version)).fetchall()
+                               " AND version = %s ORDER BY row", (*check_names(klass, subject), version)).fetchall()
         if [r[0] for r in rows] != list(range(manifest.n_chunks)):
             raise ShelfDamaged(klass, subject, f"{version} is inconsistent: {len(rows)} chunk rows for the "
                                                f"{manifest.n_chunks} its manifest lists", version)
@@ -224,7 +224,7 @@ class PgShelfStore:
         """Complete versions in the database, newest first (the live one, the one before it, crashed writes')."""
         with self._connect() as con:
             rows = con.execute("SELECT version FROM shelf_versions WHERE class = %s AND subject = %s",
-                               _names(klass, subject)).fetchall()
+                               check_names(klass, subject)).fetchall()
         return sorted((r[0] for r in rows), key=lambda v: int(v[1:]), reverse=True)
 
     def previous_version(self, klass: str, subject: str) -> str | None:
@@ -258,7 +258,7 @@ class PgShelfStore:
     @contextlib.contextmanager
     def lock(self, klass: str, subject: str):
         """One writer per shelf across every process on the database; a second raises ShelfBusy at once."""
-        key = ShelfKey(*_names(klass, subject))
+        key = ShelfKey(*check_names(klass, subject))
         with self._state_lock:
             mine = self._held.get(key) == threading.get_ident()
         if mine:  # already this thread's (a write inside an ingest)
@@ -290,7 +290,7 @@ class PgShelfStore:
         `fail_before_swap` simulates a crash between the two (for tests)."""
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        k, s = _names(manifest.klass, manifest.subject)
+        k, s = check_names(manifest.klass, manifest.subject)
         matrix = np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim)
         with self.lock(k, s):
             version = f"v{time.time_ns()}"
@@ -329,7 +329,7 @@ class PgShelfStore:
                                                    "shelf from its kept PDFs instead")
             with self._connect() as con:
                 con.execute("UPDATE shelves SET current_version = %s WHERE class = %s AND subject = %s",
-                            (previous, *_names(klass, subject)))
+                            (previous, *check_names(klass, subject)))
             return previous
 
     def drop_namespace(self) -> None:
@@ -343,14 +343,10 @@ class PgShelfStore:
     def delete(self, klass: str, subject: str) -> None:
         """Remove a whole shelf: its pointer, versions and chunks."""
         with self.lock(klass, subject), self._connect() as con:
-            con.execute("DELETE FROM shelves WHERE class = %s AND subject = %s", _names(klass, subject))
-            con.execute("DELETE FROM shelf_versions WHERE class = %s AND subject = %s", _names(klass, subject))
+            con.execute("DELETE FROM shelves WHERE class = %s AND subject = %s", check_names(klass, subject))
+            con.execute("DELETE FROM shelf_versions WHERE class = %s AND subject = %s", check_names(klass, subject))
 
 
 def _array(value) -> np.ndarray:
     # pgvector's loader gives a Vector for the untyped column; its to_numpy() is float32 already
     return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
-
-
-def _names(klass: str, subject: str) -> tuple[str, str]:
-    return check_name(klass, "class"), check_name(subject, "subject")

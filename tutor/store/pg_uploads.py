@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from tutor.store.shelf import check_name
+from tutor.store.shelf import check_names
 
 
 class PgUploads:
@@ -19,13 +19,13 @@ class PgUploads:
             con.execute("INSERT INTO uploads (class, subject, file, sha256, data) VALUES (%s, %s, %s, %s, %s)"
                         " ON CONFLICT (class, subject, file) DO UPDATE SET sha256 = EXCLUDED.sha256,"
                         " data = EXCLUDED.data, created = now()",
-                        (*_names(klass, subject), file, hashlib.sha256(data).hexdigest(), data))
+                        (*check_names(klass, subject), file, hashlib.sha256(data).hexdigest(), data))
 
     def digests(self, klass: str, subject: str) -> dict[str, str]:
         """Each kept file's name and sha256 (no bytes are read)."""
         with self._store._connect() as con:
             rows = con.execute("SELECT file, sha256 FROM uploads WHERE class = %s AND subject = %s ORDER BY file",
-                               _names(klass, subject)).fetchall()
+                               check_names(klass, subject)).fetchall()
         return dict(rows)
 
     def export(self, klass: str, subject: str, into: Path, file: str | None = None) -> dict[str, Path]:
@@ -33,7 +33,7 @@ class PgUploads:
         no longer match their sha256 is left out."""
         into.mkdir(parents=True, exist_ok=True)
         sql = "SELECT file, sha256, data FROM uploads WHERE class = %s AND subject = %s"
-        args: tuple = _names(klass, subject)
+        args: tuple = check_names(klass, subject)
         if file is not None:
             sql, args = sql + " AND file = %s", (*args, file)
         out = {}
@@ -50,8 +50,4 @@ class PgUploads:
     def remove(self, klass: str, subject: str, file: str) -> None:
         with self._store._connect() as con:
             con.execute("DELETE FROM uploads WHERE class = %s AND subject = %s AND file = %s",
-                        (*_names(klass, subject), file))
-
-
-def _names(klass: str, subject: str) -> tuple[str, str]:
-    return check_name(klass, "class"), check_name(subject, "subject")
+                        (*check_names(klass, subject), file))

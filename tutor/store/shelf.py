@@ -42,6 +42,11 @@ def check_name(value: str, what: str) -> str:
     return v
 
 
+def check_names(klass: str, subject: str) -> tuple[str, str]:
+    """A shelf's class and subject, each checked (and normalised) by check_name."""
+    return check_name(klass, "class"), check_name(subject, "subject")
+
+
 @dataclass(frozen=True)
 class ShelfKey:
     """A shelf's identity: class and subject."""
