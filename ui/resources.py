@@ -72,10 +72,16 @@ def get_embedder(kind: str):
     return emb
 
 
+@st.cache_resource
+def get_store(root: str, url: str | None = None):
+    """The shelves' store: FAISS folders under `root`, or the PostgreSQL database `url` (tutor.store.backends); one
+    per process, so a database's schema is checked once and not on every page that reads a manifest."""
+    return open_store(root, url)
+
+
 @st.cache_resource(show_spinner="Opening the library…")
 def get_library(root: str, kind: str, url: str | None = None) -> Library:
-    """The shelves: FAISS folders under `root`, or the PostgreSQL database `url` (tutor.store.backends)."""
-    return Library(root, embedder=get_embedder(kind), store=open_store(root, url))
+    return Library(root, embedder=get_embedder(kind), store=get_store(root, url))
 
 
 @st.cache_resource
@@ -143,7 +149,7 @@ def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], ca
 def chapter_pdf(klass: str, subject: str, file: str) -> tuple[Path, str] | None:
     """The PDF a chapter was ingested from, and its digest: the recorded source, else the kept upload; None when
     neither is there any more or the file there is not the one that was ingested (same sha256)."""
-    store = open_store(index_dir(), db_url())
+    store = get_store(str(index_dir()), db_url())
     manifest = store.manifest(klass, subject)  # the manifest alone: no embedder is loaded
     entry = manifest.chapters.get(file) if manifest else None
     if entry is None:
