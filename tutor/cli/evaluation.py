@@ -37,7 +37,7 @@ def _counter(args: argparse.Namespace) -> Callable[[int, int], None]:
     return progress
 
 
-def _write_json(path: Path, data: Any, ensure_ascii: bool = True) -> None:
+def write_json(path: Path, data: Any, ensure_ascii: bool = True) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, ensure_ascii=ensure_ascii))
 
@@ -65,7 +65,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.answers:
         print(f"LLM answers with per-sentence grounding verdicts: {args.answers}")
     if args.json_out:
-        _write_json(args.json_out, report)
+        write_json(args.json_out, report)
         print(f"\nwritten to {args.json_out}")
     return 0
 
@@ -122,7 +122,7 @@ def cmd_followups(args: argparse.Namespace) -> int:
             print(f"  {e['id']} [{e['expect']}] {e['first']!r} -> {e['typed']!r} read as {e['resolved']!r}: "
                   f"{e['reason']}")
     if args.json_out:
-        _write_json(args.json_out, r, ensure_ascii=False)
+        write_json(args.json_out, r, ensure_ascii=False)
         print(f"\nwritten to {args.json_out}")
     return 0
 
@@ -175,7 +175,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                   f"{100 * r['best_coverage_at_target']:5.1f}%   "
                   f"@FA<=50%: {100 * r['best_coverage_at_50']:5.1f}%   ROC AUC of its score {r['auc']:.3f}")
     if args.json_out:
-        _write_json(args.json_out, cal.report(args.target_fa, args.split))
+        write_json(args.json_out, cal.report(args.target_fa, args.split))
     if cal.chosen is None:
         return 1
     if args.write:
@@ -209,7 +209,7 @@ def cmd_recall(args: argparse.Namespace) -> int:
             + (f", page {100 * v['page']:.1f}%" if v["page"] is not None else "")
             + (f", answer {100 * v['answer']:.1f}%" if v["answer"] is not None else "") for kk, v in r["at"].items()))
     if args.json_out:
-        _write_json(args.json_out, results if len(results) > 1 else results[names[0]])
+        write_json(args.json_out, results if len(results) > 1 else results[names[0]])
     return 0
 
 
@@ -231,7 +231,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     result = run_bench(args.libraries, args.index_dir, quick=args.quick, questions=args.questions, policy=args.policy)
     print_report(result)
     if args.json_out:
-        _write_json(args.json_out, result)
+        write_json(args.json_out, result)
         print(f"\nwritten to {args.json_out}")
     return 0
 
@@ -256,7 +256,7 @@ def cmd_bench_reader(args: argparse.Namespace) -> int:
               f"best P moved {m['probability_shift_mean']:.3f} on average (max {m['probability_shift_max']:.3f}), "
               f"{m['decisions_flipped']} decision(s) flipped at {threshold}")
     if args.json_out:
-        _write_json(args.json_out, r)
+        write_json(args.json_out, r)
     return 0
 
 
@@ -282,7 +282,7 @@ def cmd_bench_concurrency(args: argparse.Namespace) -> int:
     print(f"{t['students']} students x {t['rounds']} rounds: {t['questions_per_s']} questions/s, "
           f"{t['error_count']} error(s)")
     if args.json_out:
-        _write_json(args.json_out, r)
+        write_json(args.json_out, r)
     return 0
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
 
+from tutor.cli.evaluation import write_json
 from tutor.cli.options import REPORT
 
 
@@ -31,8 +31,7 @@ def cmd_bench_load(args: argparse.Namespace) -> int:
     print(f"audit rows gained {r['audit_rows_gained']} for {r['asked']} asked: "
           + ("nothing lost" if r["audit_ok"] else "MISMATCH"))
     if args.json_out:
-        args.json_out.parent.mkdir(parents=True, exist_ok=True)
-        args.json_out.write_text(json.dumps(r, indent=2))
+        write_json(args.json_out, r)
     return 0 if r["audit_ok"] and not r["error_count"] else 1
 
 
@@ -73,7 +72,7 @@ def cmd_bench_pgvector(args: argparse.Namespace) -> int:
         print(f"{r['size']:>10,} {r['index']:36} {r['search_ms_p50']:7.2f} {r['search_ms_p95']:7.2f} "
               f"{r['recall_at_10']:9.3f} {r['build_s']:8.1f} {r['index_mb']:7.1f}")
     if args.json_out:
-        args.json_out.write_text(json.dumps(rows, indent=2))
+        write_json(args.json_out, rows)
     return 0
 
 

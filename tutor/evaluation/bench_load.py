@@ -36,8 +36,9 @@ url, namespace, spool, threads, each, qfile, embedder, models = sys.argv[1:9]
 threads, each, models = int(threads), int(each), models == "1"
 questions = json.loads(Path(qfile).read_text())
 lib = Library(spool, embedder=make_embedder(embedder), store=open_store(spool, url, namespace))
-for q in questions[:3]:  # warm: models loaded, shelves and their lexical indexes read; not logged
-    build_tutor(lib, answerer="extractive", models=models).ask(*q)
+warm = build_tutor(lib, answerer="extractive", models=models)  # no audit: the warm-up is not logged
+for q in questions[:3]:  # models loaded, shelves and their lexical indexes read
+    warm.ask(*q)
 tutor = build_tutor(lib, answerer="extractive", models=models, audit=open_audit(Path(spool) / "audit.sqlite3", url))
 print("READY", flush=True)
 sys.stdin.readline()  # GO

@@ -26,6 +26,10 @@ from tutor.config import PROJECT_ROOT
 from tutor.files import sha256_file
 
 READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
+WEIGHTS_FILE = "reader.safetensors"
+CONFIG_FILE = "reader.json"
+MAX_QUESTION_TOKENS = 48
+MAX_SPAN_TOKENS = 30
 
 
 def default_reader_dir() -> Path:
@@ -33,11 +37,6 @@ def default_reader_dir() -> Path:
     import os
 
     return Path(os.environ.get("TUTOR_READER_DIR") or READER_DIR)
-
-WEIGHTS_FILE = "reader.safetensors"
-CONFIG_FILE = "reader.json"
-MAX_QUESTION_TOKENS = 48
-MAX_SPAN_TOKENS = 30
 
 
 @dataclass(frozen=True)
