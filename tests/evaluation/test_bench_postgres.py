@@ -78,9 +78,13 @@ def test_pgvector_scale_on_a_small_synthetic_shelf(pg_url):
 
     base = EMB.embed(LIGHT_PAGES + SOIL_PAGES)
     queries = synthetic_shelf(base, 20, seed=1)
-    r = measure_pgvector(pg_url, base, queries, 2000, log=lambda m: None)
-    assert r["size"] == 2000 and r["queries"] == 20 and r["uses_index"]
-    assert 0.5 <= r["recall_at_10"] <= 1.0 and r["search_ms_p95"] >= r["search_ms_p50"] > 0
+    narrow, wide = measure_pgvector(pg_url, base, queries, 2000, ef_search=(10, 200), log=lambda m: None)
+    for r in (narrow, wide):
+        assert r["size"] == 2000 and r["queries"] == 20 and r["uses_index"]
+        assert 0.5 <= r["recall_at_10"] <= 1.0 and r["search_ms_p95"] >= r["search_ms_p50"] > 0
+    # one index, searched at two breadths: the wider search finds at least as many of the true ten
+    assert (narrow["ef_search"], wide["ef_search"]) == (10, 200) and narrow["build_s"] == wide["build_s"]
+    assert wide["recall_at_10"] >= narrow["recall_at_10"]
     vecs = synthetic_shelf(base, 2000, seed=0)  # exact search: the best is the query itself when it is in the set
     assert [row[0] for row in exact_top_k(vecs, vecs[[5, 7]], 3)] == [5, 7]
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1, atol=1e-5)
