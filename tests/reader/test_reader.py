@@ -215,3 +215,31 @@ def test_train_reader_builds_its_examples_from_the_evaluation_shelves(tmp_path):
     train = [json.loads(line) for line in (work / "train.jsonl").read_text().splitlines()]
     assert {e["source"] for e in train} >= {"squad", "squad-swap"}
     assert (work / "heldout.jsonl").exists()
+
+
+@needs_reader
+def test_questions_read_at_the_same_moment_get_what_each_gets_alone():
+    import threading
+
+    r = Reader()  # its own combiner: the counts below are this test's
+    asks = [("Who commissioned the Taj Mahal?", [PASSAGE, OTHER]),
+            ("In which year was the Taj Mahal commissioned?", [PASSAGE]),
+            ("On which river is Agra?", [OTHER, PASSAGE]),
+            ("How many workers built the Taj Mahal?", [PASSAGE])] * 3
+    alone = [r.read(q, ps) for q, ps in asks]
+    got: dict[int, list] = {}
+    start = threading.Barrier(len(asks))
+
+    def student(i: int) -> None:
+        start.wait()
+        got[i] = r.read(*asks[i])
+
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(len(asks))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert r._batcher.combined >= 1  # some questions did share a forward pass
+    for i, readings in enumerate(alone):
+        assert [x.span for x in got[i]] == [x.span for x in readings]
+        assert [x.probability for x in got[i]] == pytest.approx([x.probability for x in readings], abs=1e-4)

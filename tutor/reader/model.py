@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tutor.batching import Combiner
 from tutor.config import PROJECT_ROOT
 from tutor.files import sha256_file
 
@@ -30,6 +31,7 @@ WEIGHTS_FILE = "reader.safetensors"
 CONFIG_FILE = "reader.json"
 MAX_QUESTION_TOKENS = 48
 MAX_SPAN_TOKENS = 30
+BATCH_ROWS = 32  # at most this many (question, window) pairs in one forward pass of several students' questions
 
 
 def default_reader_dir() -> Path:
@@ -189,7 +191,8 @@ def quantize_int8(net):
 
 
 class Reader:
-    """The shipped reader, loaded once per process (see `shared_reader`); thread-safe (one forward at a time)."""
+    """The shipped reader, loaded once per process (see `shared_reader`); thread-safe: the pairs of questions asked at
+    the same moment share one forward pass, in arrival order (one at a time they run alone, as before)."""
 
     def __init__(self, directory: str | Path | None = None, threads: int | None = None,
                  precision: str | None = None):
@@ -218,18 +221,23 @@ class Reader:
         self.precision = reader_precision(precision)
         self.net = quantize_int8(net.eval()) if self.precision == "int8" else net.eval()
         self.threads = threads
-        self._lock = threading.Lock()
+        # students asking at once share forward passes, first come first served (tutor/batching.py)
+        self._batcher: Combiner = Combiner(self._forward, max_rows=BATCH_ROWS)
 
-    def _run(self, firsts: Sequence[str], seconds: Sequence[str]):
+    def _forward(self, encoded: list) -> list[tuple[float, float, np.ndarray, np.ndarray]]:
         import torch
 
-        encoded = encode_pairs(self.tok, firsts, seconds)
-        ids, mask, types, passage = collate(encoded)
-        with self._lock, torch.inference_mode():
+        ids, mask, types, _ = collate(encoded)
+        with torch.inference_mode():
             if self.threads:
                 torch.set_num_threads(self.threads)
-            a, s, st, en = self.net(ids, mask, types)
-        return encoded, a.numpy(), s.numpy(), st.numpy(), en.numpy()
+            a, s, st, en = (t.numpy() for t in self.net(ids, mask, types))
+        return [(float(a[r]), float(s[r]), st[r], en[r]) for r in range(len(encoded))]
+
+    def _run(self, firsts: Sequence[str], seconds: Sequence[str]):
+        encoded = encode_pairs(self.tok, firsts, seconds)
+        rows = self._batcher.run(encoded)
+        return encoded, [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows]
 
     def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
         """One Reading per passage: P(it answers the question) and the answer span inside it."""
