@@ -145,3 +145,28 @@ def test_namespaces_keep_shelves_and_their_locks_apart(pg_url, tmp_path):
         schemas = {r[0] for r in con.execute("SELECT table_schema FROM information_schema.tables"
                                              " WHERE table_name = 'shelf_chunks'")}
     assert {"eval_a", "eval_b"} <= schemas
+
+
+def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives_a_drop(store):
+    v1 = write(store, LIGHT)
+    reader = PgShelfStore(store.url)  # another app process
+    shelf = reader.load("10", "science")
+    q = EMB.embed([LIGHT[0]])[0]
+
+    def backends() -> set[int]:
+        with psycopg.connect(store.url) as con:
+            return {r[0] for r in con.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                              "AND pid <> pg_backend_pid()").fetchall()}
+
+    assert reader.current_version("10", "science") == v1
+    before = backends()
+    for _ in range(5):  # what every question reads
+        reader.keys(), reader.current_version("10", "science"), shelf.search_rows(q, 2)
+    assert backends() == before  # no connection opened per read
+    v2 = write(store, LIGHT[:2])
+    assert reader.current_version("10", "science") == v2  # the open connection sees the committed flip at once
+    with psycopg.connect(store.url, autocommit=True) as con:  # the server drops the reader's connection
+        con.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = %s",
+                    (reader._read_con.info.backend_pid,))
+    assert reader.current_version("10", "science") == v2  # opened again once, the read goes through
+    assert reader.load("10", "science").search_rows(q, 1)[0][0] == 0

@@ -29,6 +29,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -121,8 +122,8 @@ class PgShelfStore:
         self.url, self.root, self.namespace = url, Path(root), namespace
         self._ready = False
         self._held: dict[ShelfKey, int] = {}  # shelves this store's threads hold the lock of -> thread id
-        self._search_con: psycopg.Connection | None = None
-        self._search_lock = threading.Lock()
+        self._read_con: psycopg.Connection | None = None  # the questions' small reads share one open connection
+        self._read_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self.uploads = PgUploads(self)  # the kept PDFs (tutor/ingest/uploads.py reads them through this)
 
@@ -168,16 +169,32 @@ class PgShelfStore:
         con.execute(hnsw_index_sql(dim))
 
     # ------------------------------------------------------------------ reading
+    def _read(self, sql: str, args: Sequence | dict = ()) -> list[tuple]:
+        """Rows of one read-only statement on the store's open connection (autocommit: each statement sees what is
+        committed when it runs). Every question reads the shelf list, each shelf's live version and its nearest
+        chunks: a new connection for each cost more than the statements themselves (about 5 ms apiece)."""
+        with self._read_lock:
+            for attempt in (1, 2):  # a connection the server dropped is opened again once
+                try:
+                    if self._read_con is None or self._read_con.closed:
+                        self._read_con = self._connect(autocommit=True)
+                        # keep scanning the index until k rows pass the shelf filter (pgvector >= 0.8)
+                        self._read_con.execute("SET hnsw.iterative_scan = strict_order")
+                    return self._read_con.execute(sql, args).fetchall()
+                except psycopg.OperationalError:
+                    self._read_con = None
+                    if attempt == 2:
+                        raise
+        return []
+
     def keys(self) -> list[ShelfKey]:
-        with self._connect() as con:
-            rows = con.execute("SELECT class, subject FROM shelves WHERE current_version IS NOT NULL").fetchall()
+        rows = self._read("SELECT class, subject FROM shelves WHERE current_version IS NOT NULL")
         return sort_keys([ShelfKey(k, s) for k, s in rows])
 
     def current_version(self, klass: str, subject: str) -> str | None:
-        with self._connect() as con:
-            row = con.execute("SELECT current_version FROM shelves WHERE class = %s AND subject = %s",
-                              check_names(klass, subject)).fetchone()
-        return row[0] if row else None
+        rows = self._read("SELECT current_version FROM shelves WHERE class = %s AND subject = %s",
+                          check_names(klass, subject))
+        return rows[0][0] if rows else None
 
     def manifest(self, klass: str, subject: str) -> Manifest | None:
         """The live version's manifest (None: no shelf); raises ShelfDamaged when it cannot be read."""
@@ -239,20 +256,7 @@ class PgShelfStore:
                f" WHERE dim = {d} AND class = %(k)s AND subject = %(s)s AND version = %(v)s"
                f" ORDER BY embedding::vector({d}) <=> %(q)s::vector({d}) LIMIT %(n)s")
         args = {"q": q, "k": key.klass, "s": key.subject, "v": version, "n": int(k)}
-        with self._search_lock:
-            for attempt in (1, 2):  # a connection the server dropped is opened again once
-                try:
-                    if self._search_con is None or self._search_con.closed:
-                        self._search_con = self._connect(autocommit=True)
-                        # keep scanning the index until k rows pass the shelf filter (pgvector >= 0.8)
-                        self._search_con.execute("SET hnsw.iterative_scan = strict_order")
-                    rows = self._search_con.execute(sql, args).fetchall()
-                    return [(int(r), float(s)) for r, s in rows]
-                except psycopg.OperationalError:
-                    self._search_con = None
-                    if attempt == 2:
-                        raise
-        return []
+        return [(int(r), float(c)) for r, c in self._read(sql, args)]
 
     # ------------------------------------------------------------------ writing
     @contextlib.contextmanager
