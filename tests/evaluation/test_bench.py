@@ -5,6 +5,7 @@ timings on a shared machine are not asserted).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -225,9 +226,13 @@ def test_quick_bench_end_to_end_writes_every_key(tmp_path):
         [sys.executable, "-m", "tutor", "--index-dir", str(tmp_path / "index"), "bench", "--libraries", str(libs),
          "--json", str(out), "--quick"],
         capture_output=True, text=True, timeout=900, cwd=ROOT,
+        env={**os.environ, "TUTOR_EMBED_PRECISION": "fp32", "ATEN_CPU_CAPABILITY": "default"},  # as a plain CPU runs
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads(out.read_text())
+    m = r["machine"]  # the bench says what it ran with
+    assert m["embed_precision"] == "fp32" and m["ATEN_CPU_CAPABILITY"] == "default"
+    assert m["torch_cpu_capability"] == "DEFAULT" and "torch runs DEFAULT kernels" in proc.stdout
     for key in ("query_ms", "baseline_query_ms", "ratio_to_baseline", "safety_overhead_ms", "ingest_pages_per_s",
                 "cold_start_s", "scale", "stages_ms", "ingest_chunks_per_s", "ingest_peak_mb", "recall_at_5"):
         assert key in r, key
@@ -322,8 +327,10 @@ def test_students_asking_together_are_all_answered_and_counted(library):
           for i, q in enumerate(["What is the power of a lens measured in?", "What does a convex lens do?",
                                  "Who won the cricket world cup?"])]
     tutor = Tutor(library, policy())
-    r = together(tutor, qs, students=4, rounds=2)
+    cleared = []
+    r = together(tutor, qs, students=4, rounds=2, clear_cache=lambda: cleared.append("together"))
     assert r["asked"] == 8 and r["answered_or_refused"] == 8 and r["error_count"] == 0
     assert r["latency_ms"]["n"] == 8 and r["questions_per_s"] > 0 and "gate" in r["stage_mean_ms"]
-    alone = one_at_a_time(tutor, qs)
+    alone = one_at_a_time(tutor, qs, clear_cache=lambda: cleared.append("alone"))
     assert alone["latency_ms"]["n"] == 3
+    assert cleared == ["together", "alone"]  # each pass embeds its questions afresh

@@ -239,7 +239,8 @@ def test_questions_read_at_the_same_moment_get_what_each_gets_alone():
         t.start()
     for t in threads:
         t.join(60)
-    assert r._batcher.combined >= 1  # some questions did share a forward pass
+    # one question a forward pass (batching bought no throughput: see BATCH_ROWS), so each gets what it gets alone
+    assert r._batcher.batches == 2 * len(asks) and r._batcher.combined == 0
     for i, readings in enumerate(alone):
         assert [x.span for x in got[i]] == [x.span for x in readings]
-        assert [x.probability for x in got[i]] == pytest.approx([x.probability for x in readings], abs=1e-4)
+        assert [x.probability for x in got[i]] == pytest.approx([x.probability for x in readings], abs=1e-5)

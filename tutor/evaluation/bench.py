@@ -21,6 +21,7 @@ import numpy as np
 from tutor.config import PROJECT_ROOT
 from tutor.evaluation.bench_ingest import measure_cold_start, measure_ingest
 from tutor.evaluation.bench_queries import STAGES, PlainLlamaIndex, baseline_embed_model, measure_queries
+from tutor.evaluation.bench_reader import cpu_capability
 from tutor.evaluation.bench_scale import measure_recall, measure_scale
 
 if TYPE_CHECKING:
@@ -245,7 +246,7 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
     result["machine"] = {"cpus": os.cpu_count(), "load_avg_start": [round(x, 2) for x in load_start],
                          "load_avg_end": [round(x, 2) for x in os.getloadavg()],
                          "torch_threads": _torch_threads(), "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
-                         "embed_precision": embedder.precision}
+                         "embed_precision": embedder.precision, **cpu_capability()}
     result["bench_s"] = round(time.perf_counter() - t_start, 1)
     return result
 
@@ -296,3 +297,6 @@ def print_report(r: dict[str, Any]) -> None:
     m = r["machine"]
     print(f"machine: {m['cpus']} cpus, load average {m['load_avg_start'][0]} at start, {m['load_avg_end'][0]} at end; "
           f"bench took {r['bench_s']} s")
+    print(f"cpu: {m.get('cpu_flags') or 'flags unknown'}; torch runs {m.get('torch_cpu_capability')} kernels "
+          f"(ATEN_CPU_CAPABILITY={m.get('ATEN_CPU_CAPABILITY') or 'unset'}, ONEDNN_MAX_CPU_ISA="
+          f"{m.get('ONEDNN_MAX_CPU_ISA') or 'unset'}); embeddings in {m['embed_precision']}")

@@ -2,14 +2,15 @@
 latency each student sees and where the time goes, against the same questions asked one at a time.
 
 Each round releases every student's thread together (a barrier), so the questions really arrive at once; a student's
-latency is the wall-clock time of its `ask`, and the stage means come from the answers' own timings.
+latency is the wall-clock time of its `ask`, and the stage means come from the answers' own timings. `clear_cache`
+(the embedder's) is called before each pass, so no question is embedded for free because it was asked before.
 """
 from __future__ import annotations
 
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tutor.evaluation.bench_queries import summary
@@ -27,8 +28,10 @@ def _stage_means(timings: list[dict[str, float]]) -> dict[str, float]:
     return {k: round(v / max(1, len(timings)), 1) for k, v in sorted(sums.items(), key=lambda kv: -kv[1])}
 
 
-def one_at_a_time(tutor: Tutor, questions: Sequence[Question]) -> dict[str, Any]:
+def one_at_a_time(tutor: Tutor, questions: Sequence[Question],
+                  clear_cache: Callable[[], None] = lambda: None) -> dict[str, Any]:
     """Every question asked alone, in turn."""
+    clear_cache()
     ms, timings = [], []
     for q in questions:
         t0 = time.perf_counter()
@@ -38,8 +41,10 @@ def one_at_a_time(tutor: Tutor, questions: Sequence[Question]) -> dict[str, Any]
     return {"latency_ms": summary(ms, 1), "stage_mean_ms": _stage_means(timings)}
 
 
-def together(tutor: Tutor, questions: Sequence[Question], students: int, rounds: int) -> dict[str, Any]:
+def together(tutor: Tutor, questions: Sequence[Question], students: int, rounds: int,
+             clear_cache: Callable[[], None] = lambda: None) -> dict[str, Any]:
     """`students` threads asking at once, `rounds` times (student i asks question (round * students + i) mod n)."""
+    clear_cache()
     barrier = threading.Barrier(students)
     ms: list[float] = []
     timings: list[dict[str, float]] = []
