@@ -33,7 +33,8 @@ def write(store: PgShelfStore, texts: list[str], subject: str = "science", **kw)
 
 @pytest.fixture
 def store(pg_url, tmp_path) -> PgShelfStore:
-    return PgShelfStore(pg_url, tmp_path / "index")
+    """Every shelf searched in the database (the tests below are about pgvector's search)."""
+    return PgShelfStore(pg_url, tmp_path / "index", exact_search_up_to=0)
 
 
 def test_the_closer_chunk_scores_higher_and_the_score_is_the_numpy_cosine(store):
@@ -47,6 +48,28 @@ def test_the_closer_chunk_scores_higher_and_the_score_is_the_numpy_cosine(store)
     for row, score in rows:  # 1 - cosine distance = cosine similarity, the scale the gate is calibrated on
         assert score == pytest.approx(float(q @ vecs[row]), abs=1e-5)
     assert shelf.search(EMB.embed([LIGHT[2]])[0], 1)[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_shelf_up_to_the_threshold_is_searched_exactly_in_process_with_the_databases_answer(store, monkeypatch):
+    write(store, LIGHT + SOIL)
+    in_db = store.load("10", "science")
+    small = PgShelfStore(store.url, exact_search_up_to=len(LIGHT + SOIL)).load("10", "science")
+    large = PgShelfStore(store.url, exact_search_up_to=len(LIGHT + SOIL) - 1).load("10", "science")
+    assert in_db.searched_in_database and large.searched_in_database and not small.searched_in_database
+    assert PgShelfStore(store.url).exact_search_up_to == 200_000  # the default: the policy's, as on disk
+    qs = EMB.embed(["Why does light bend in water?", "Which soil suits cotton?", "What is a dioptre?"])
+    expected = [in_db.search_rows(q, 4) for q in qs]
+
+    def no_round_trip(*a, **k):
+        raise AssertionError("searched in the database")
+
+    monkeypatch.setattr(PgShelfStore, "nearest", no_round_trip)
+    for q, want in zip(qs, expected):
+        got = small.search_rows(q, 4)
+        assert [r for r, _ in got] == [r for r, _ in want]
+        assert [c for _, c in got] == pytest.approx([c for _, c in want], abs=1e-5)
+    with pytest.raises(AssertionError, match="searched in the database"):
+        large.search_rows(qs[0], 4)
 
 
 def test_the_hnsw_index_uses_cosine_distance_and_serves_the_query(store):

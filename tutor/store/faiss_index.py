@@ -39,7 +39,7 @@ def ivf_probes(n_lists: int) -> int:
     return int(min(n_lists, max(32, n_lists // 16)))
 
 
-def _approximate_above() -> int:
+def policy_approximate_above() -> int:
     from tutor.policy import load_policy
 
     return load_policy().approximate_index_above
@@ -57,7 +57,7 @@ def build_index(vectors: np.ndarray, index_type: str = "flat-ip", hnsw_m: int = 
     vectors = np.ascontiguousarray(vectors, dtype=np.float32)
     dim = vectors.shape[1]
     if index_type == "auto":
-        limit = _approximate_above() if approximate_above is None else approximate_above
+        limit = policy_approximate_above() if approximate_above is None else approximate_above
         index_type = choose_index_type(len(vectors), limit)
     if index_type == "flat-ip":
         index = faiss.IndexFlatIP(dim)
