@@ -193,3 +193,12 @@ def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives
                     (reader._read_con.info.backend_pid,))
     assert reader.current_version("10", "science") == v2  # opened again once, the read goes through
     assert reader.load("10", "science").search_rows(q, 1)[0][0] == 0
+
+
+def test_the_database_search_runs_at_the_measured_hnsw_breadth(store):
+    from tutor.store.pg_shelf import HNSW_EF_SEARCH
+
+    write(store, LIGHT)
+    store.current_version("10", "science")  # opens the questions' connection
+    assert store._read("SHOW hnsw.ef_search") == [(str(HNSW_EF_SEARCH),)]
+    assert store._read("SHOW hnsw.iterative_scan") == [("strict_order",)]

@@ -99,6 +99,11 @@ def hnsw_index_sql(dim: int) -> str:
             f"((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}")
 
 
+# How widely HNSW searches a shelf too large to search exactly (bench-pgvector, 1M synthetic chunks, m 16): pgvector's
+# default 40 found 0.781 of the true ten (p95 6.7 ms), 100 found 0.897 (8.0 ms), 200 found 0.940 (13.4 ms).
+HNSW_EF_SEARCH = 200
+
+
 class PgShelf(Shelf):
     """A loaded version of a shelf: searched exactly in process up to `exact_up_to` chunks, above it in the database
     (the HNSW index)."""
@@ -195,6 +200,7 @@ class PgShelfStore:
                         self._read_con = self._connect(autocommit=True)
                         # keep scanning the index until k rows pass the shelf filter (pgvector >= 0.8)
                         self._read_con.execute("SET hnsw.iterative_scan = strict_order")
+                        self._read_con.execute(f"SET hnsw.ef_search = {HNSW_EF_SEARCH}")
                     return self._read_con.execute(sql, args).fetchall()
                 except psycopg.OperationalError:
                     self._read_con = None
