@@ -37,6 +37,20 @@ def _call_in_thread(c: Combiner, rows: list[int], out: dict, name: str) -> threa
     return t
 
 
+def _pile_up(c: Combiner, f: SlowDouble, waiting: dict[str, list[int]]) -> dict:
+    """One caller starts a slow forward pass; the `waiting` callers queue behind it in the order given; every
+    caller's result (or error) by name."""
+    out: dict = {}
+    threads = [_call_in_thread(c, [0], out, "first")]
+    assert f.started.wait(5)
+    for name, rows in waiting.items():
+        threads.append(_call_in_thread(c, rows, out, name))
+        time.sleep(0.02)  # so they queue in this order
+    for t in threads:
+        t.join(5)
+    return out
+
+
 def test_a_lone_caller_runs_its_own_rows_at_once():
     f = SlowDouble(first_takes_s=0)
     c = Combiner(f)
@@ -48,16 +62,8 @@ def test_a_lone_caller_runs_its_own_rows_at_once():
 def test_callers_who_arrive_during_a_forward_pass_share_the_next_one_and_get_their_own_rows():
     f = SlowDouble()
     c = Combiner(f, max_rows=32)
-    out: dict = {}
-    first = _call_in_thread(c, [1], out, "first")
-    assert f.started.wait(5)
-    waiting = []
-    for i in range(5):  # queued one after another while the first pass runs
-        waiting.append(_call_in_thread(c, [10 * i + 1, 10 * i + 2], out, f"s{i}"))
-        time.sleep(0.02)
-    for t in [first, *waiting]:
-        t.join(5)
-    assert out["first"] == [2]
+    out = _pile_up(c, f, {f"s{i}": [10 * i + 1, 10 * i + 2] for i in range(5)})
+    assert out["first"] == [0]
     assert all(out[f"s{i}"] == [20 * i + 2, 20 * i + 4] for i in range(5))
     assert len(f.batches) == 2 and f.batches[1] == [1, 2, 11, 12, 21, 22, 31, 32, 41, 42]  # arrival order
     assert (c.batches, c.combined) == (2, 1)
@@ -66,16 +72,8 @@ def test_callers_who_arrive_during_a_forward_pass_share_the_next_one_and_get_the
 def test_a_batch_holds_at_most_max_rows_and_the_oldest_callers_go_first():
     f = SlowDouble()
     c = Combiner(f, max_rows=4)
-    out: dict = {}
-    first = _call_in_thread(c, [0], out, "first")
-    assert f.started.wait(5)
-    waiting = []
-    for i in range(1, 6):  # three rows each: only one caller fits a batch of four
-        waiting.append(_call_in_thread(c, [i, i, i], out, f"s{i}"))
-        time.sleep(0.02)
-    big = _call_in_thread(c, list(range(100, 110)), out, "big")  # more than max_rows: still runs, alone
-    for t in [first, *waiting, big]:
-        t.join(5)
+    # three rows each: only one caller fits a batch of four; "big" has more than max_rows and still runs, alone
+    out = _pile_up(c, f, {**{f"s{i}": [i, i, i] for i in range(1, 6)}, "big": list(range(100, 110))})
     assert [b[0] for b in f.batches] == [0, 1, 2, 3, 4, 5, 100]
     assert all(len(b) <= 4 for b in f.batches[:-1]) and out["big"] == [2 * r for r in range(100, 110)]
 

@@ -1,12 +1,15 @@
-"""Model calls of students who ask at the same moment, run as one batch, first come first served.
+"""Model calls of students who ask at the same moment, run in arrival order and, where it pays, as one batch.
 
-Streamlit serves each student's question on its own script thread, and the models (the answerability reader, the
-question embedder) are shared by the process. Run one at a time behind a lock, twenty questions that arrive together
-queue for twenty forward passes, and a lock promises no order: an unlucky question can wait behind all the others
-(measured: p95 1.6 s against 0.13 s alone). A `Combiner` lets the first caller run a forward pass for everything
-queued so far (up to `max_rows` rows, oldest first) while later callers wait for the next one; each caller gets its
-own rows back. One forward pass over many rows costs less than as many small ones on a CPU (bigger matrix
-products), and strict arrival order means no question is passed over.
+Streamlit serves each student's question on its own script thread, and the models (the question embedder, the
+answerability reader) are shared by the process. A `Combiner` lets the first caller run a forward pass for
+everything queued so far (up to `max_rows` rows, oldest first) while later callers wait for the next one; each caller
+gets its own rows back, and strict arrival order means no question is passed over (a lock promises no order).
+
+Whether to combine is the model's choice, by measurement (`python -m tutor bench-concurrency`): short questions are
+embedded far cheaper together (20 NCERT questions: 98-231 ms in one MiniLM pass against 244-298 ms one by one), so
+the embedder combines up to its batch size; the reader's three 160-token windows a question already keep both cores
+busy (48 windows in one pass: 1.34 s against 1.38 s in 16), and a batch only makes its first question wait for its
+last, so the reader takes one question a pass (`max_rows=1`: a FIFO lock).
 
 A caller alone meets no queue and runs its own rows at once, exactly as before. Rows batched with other callers'
 rows are padded to the longest row of the batch; masked padding leaves the results the same up to float rounding.
