@@ -1,0 +1,85 @@
+"""Experiment of issue 13, measured and NOT adopted: read a Devanagari question about an English shelf as English by
+glossing each Hindi content word to its nearest word of the shelf's own vocabulary in multilingual-e5 space (the
+question word from Hindi grammar, Hindi function words dropped, Latin-letter tokens kept), then asking the English
+tutor (MiniLM shelves, gate, reader) the gloss, as Hinglish is read as English.
+
+    .venv/bin/python scripts/xling_gloss_experiment.py tests/data/xling-devanagari.jsonl out/dev-glossed.jsonl \
+        data/eval-index/ncert
+    .venv/bin/python -m tutor eval out/dev-glossed.jsonl --libraries ../shared/data/libraries
+
+Measured 2026-11-25 (the shelf vocabularies: 4,256 Science and 8,965 Social Science words, embedded in 16 s and 34 s):
+answered or refused correctly 64.3% (baseline 51.4%), but false acceptance 17.1% (6 of 35; tuning 12.0%, heldout
+30.0%) at coverage 45.7% — far from the issue's 5%. Mapping every Hindi word to *some* word of the shelf makes an
+unanswerable on-topic question look like the shelf's own text ("विद्युत चुंबकीय प्रेरण क्या है?" became "what
+electricity sexually recipient?" and was answered); transliterated terms land on neighbours ("ओम का नियम" -> "among
+rules", "अनुमस्तिष्क" -> "immersed cerebellum" only by luck). A word-level gloss is not a cross-lingual answerability
+check; the gate still needs a model that reads a Hindi question against an English passage.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tutor.retrieval.embedding import e5_embedder
+from tutor.store.shelf import ShelfStore
+
+QWORD = {"क्या": "what", "क्यों": "why", "कैसे": "how", "कब": "when", "कितने": "how many", "कितना": "how much",
+         "कितनी": "how many", "कौन": "which", "कौनसा": "which", "कौनसी": "which", "कहाँ": "where", "कहां": "where",
+         "किसे": "what", "किसने": "who", "किस": "which", "किन": "which", "किसको": "whom"}
+FUNCTION = set("""है हैं था थे थी का की के में से को पर और या तो भी यह वह ये वे इस उस इसे उसे इसका उसका इसकी उसकी इसके
+उसके इन उन होता होती होते होने हो होना जाता जाती जाते जाना जा कहते कहा कहलाता कहलाती रहा रही रहे रहें कर करके करते करती
+करता किया किए की गया गई गए एक कुछ सा सी से लिए लिये वाला वाली वाले ने तक बताइए बताइये बताओ बताएँ बताएं समझाइए समझाओ
+लिखिए क्यों क्या कैसे कब कौन कहाँ कहां किसे किस किन कितने कितना कितनी सकता सकती सकते जब तब अपने अपनी अपना हम आप
+""".split())
+DEV = re.compile(r"[\u0900-\u097F]+")
+TOK = re.compile(r"[\u0900-\u097F]+|[A-Za-z][A-Za-z0-9'-]*|\d+(?:[.,]\d+)*")
+
+
+def vocab(index: Path, klass: str, subject: str, e5, cache: Path):
+    f = cache / f"{klass}-{subject}.npz"
+    if f.exists():
+        z = np.load(f, allow_pickle=True)
+        return list(z["words"]), z["vecs"]
+    shelf = ShelfStore(index).load(klass, subject)
+    words = sorted({w.lower() for c in shelf.chunks for w in re.findall(r"[A-Za-z]{3,}", c.text)})
+    t0 = time.perf_counter()
+    vecs = np.concatenate([e5.embed_query(words[i:i + 256]) for i in range(0, len(words), 256)])
+    print(f"{klass}/{subject}: {len(words)} words embedded in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    np.savez(f, words=np.array(words, dtype=object), vecs=vecs)
+    return words, vecs
+
+
+def gloss(question: str, words, vecs, e5) -> str:
+    toks = TOK.findall(question)
+    lead = next((QWORD[t] for t in toks if t in QWORD), "")
+    content = [t for t in toks if DEV.fullmatch(t) and t not in FUNCTION]
+    mapped = {}
+    if content:
+        S = e5.embed_query(content) @ vecs.T
+        mapped = {w: words[int(np.argmax(S[i]))] for i, w in enumerate(content)}
+    out = [lead] if lead else []
+    for t in toks:
+        if DEV.fullmatch(t):
+            if t in mapped:
+                out.append(mapped[t])
+        else:
+            out.append(t)
+    return " ".join(out).strip() + "?"
+
+
+if __name__ == "__main__":
+    src, dst, index = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    cache = dst.parent
+    e5 = e5_embedder()
+    rows = [json.loads(line) for line in src.read_text().splitlines() if line.strip()]
+    with dst.open("w") as fh:
+        for r in rows:
+            w, v = vocab(index, r["class"], r["subject"], e5, cache)
+            g = gloss(r["question"], w, v, e5)
+            print(f"{r['kind'][:9]:9} {g}  <- {r['english']}", file=sys.stderr)
+            fh.write(json.dumps({**r, "question": g, "devanagari": r["question"]}, ensure_ascii=False) + "\n")
