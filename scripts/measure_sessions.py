@@ -31,6 +31,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+from tutor.evaluation.bench_concurrency import run_threads  # noqa: E402
+
 from helpers_servers import free_port, serving  # noqa: E402
 
 QUESTIONS = ROOT.parent / "shared" / "data" / "questions" / "ncert-class10.jsonl"
@@ -119,15 +121,9 @@ def main() -> int:
                     except Exception as e:  # noqa: BLE001 - counted
                         errors.append(f"{type(e).__name__}: {e}"[:200])
 
-                threads = [threading.Thread(target=student, args=(i,)) for i in range(len(drivers))]
                 chrome = browsers()
                 app_cpu, chrome_cpu = cpu_s(app), cpu_s(chrome)
-                t0 = time.perf_counter()
-                for th in threads:
-                    th.start()
-                for th in threads:
-                    th.join()
-                wall = time.perf_counter() - t0
+                wall = run_threads(student, len(drivers))
                 app_cpu, chrome_cpu = cpu_s(app) - app_cpu, cpu_s(chrome) - chrome_cpu
             finally:
                 for d in drivers:

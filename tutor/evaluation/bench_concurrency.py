@@ -28,6 +28,17 @@ def _stage_means(timings: list[dict[str, float]]) -> dict[str, float]:
     return {k: round(v / max(1, len(timings)), 1) for k, v in sorted(sums.items(), key=lambda kv: -kv[1])}
 
 
+def run_threads(target: Callable[[int], None], n: int) -> float:
+    """`target(0)` .. `target(n - 1)` on n threads at once; the seconds until the last is done."""
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(n)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - t0
+
+
 def one_at_a_time(tutor: Tutor, questions: Sequence[Question],
                   clear_cache: Callable[[], None] = lambda: None) -> dict[str, Any]:
     """Every question asked alone, in turn."""
@@ -67,13 +78,7 @@ def together(tutor: Tutor, questions: Sequence[Question], students: int, rounds:
                 ms.append(took)
                 timings.append(ans.timings_ms)
 
-    threads = [threading.Thread(target=student, args=(i,)) for i in range(students)]
-    t0 = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - t0
+    wall = run_threads(student, students)
     return {"students": students, "rounds": rounds, "asked": students * rounds, "answered_or_refused": len(ms),
             "errors": errors[:5], "error_count": len(errors), "latency_ms": summary(ms, 1),
             "questions_per_s": round(len(ms) / wall, 2), "stage_mean_ms": _stage_means(timings)}
