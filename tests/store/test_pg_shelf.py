@@ -172,8 +172,9 @@ def test_namespaces_keep_shelves_and_their_locks_apart(pg_url, tmp_path):
 
 def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives_a_drop(store):
     v1 = write(store, LIGHT)
-    reader = PgShelfStore(store.url)  # another app process
+    reader = PgShelfStore(store.url, exact_search_up_to=0)  # another app process, searching in the database
     shelf = reader.load("10", "science")
+    assert shelf.searched_in_database
     q = EMB.embed([LIGHT[0]])[0]
 
     def backends() -> set[int]:
