@@ -170,7 +170,7 @@ def test_namespaces_keep_shelves_and_their_locks_apart(pg_url, tmp_path):
     assert {"eval_a", "eval_b"} <= schemas
 
 
-def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives_a_drop(store):
+def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives_a_drop(store, monkeypatch):
     v1 = write(store, LIGHT)
     reader = PgShelfStore(store.url, exact_search_up_to=0)  # another app process, searching in the database
     shelf = reader.load("10", "science")
@@ -184,9 +184,14 @@ def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives
 
     assert reader.current_version("10", "science") == v1
     before = backends()
-    for _ in range(5):  # what every question reads
+    opened = []
+    real_connect = PgShelfStore._connect
+    monkeypatch.setattr(PgShelfStore, "_connect", lambda self, autocommit=False: (
+        opened.append(self), real_connect(self, autocommit))[1])
+    for _ in range(5):  # what every question reads, and what drawing a cited source and a rollback read
         reader.keys(), reader.current_version("10", "science"), shelf.search_rows(q, 2)
-    assert backends() == before  # no connection opened per read
+        reader.manifest("10", "science"), reader.versions("10", "science")
+    assert opened == [] and backends() == before  # no connection opened (or left open) per read
     v2 = write(store, LIGHT[:2])
     assert reader.current_version("10", "science") == v2  # the open connection sees the committed flip at once
     with psycopg.connect(store.url, autocommit=True) as con:  # the server drops the reader's connection

@@ -191,8 +191,9 @@ class PgShelfStore:
     # ------------------------------------------------------------------ reading
     def _read(self, sql: str, args: Sequence | dict = ()) -> list[tuple]:
         """Rows of one read-only statement on the store's open connection (autocommit: each statement sees what is
-        committed when it runs). Every question reads the shelf list, each shelf's live version and its nearest
-        chunks: a new connection for each cost more than the statements themselves (about 5 ms apiece)."""
+        committed when it runs). Every question reads the shelf list and each shelf's live version (and, on a large
+        shelf, its nearest chunks), and every drawn source its shelf's manifest: a new connection for each cost more
+        than the statements themselves."""
         with self._read_lock:
             for attempt in (1, 2):  # a connection the server dropped is opened again once
                 try:
@@ -224,9 +225,9 @@ class PgShelfStore:
 
     def manifest_of(self, klass: str, subject: str, version: str) -> Manifest:
         k, s = check_names(klass, subject)
-        with self._connect() as con:
-            row = con.execute("SELECT manifest FROM shelf_versions WHERE class = %s AND subject = %s AND version = %s",
-                              (k, s, version)).fetchone()
+        rows = self._read("SELECT manifest FROM shelf_versions WHERE class = %s AND subject = %s AND version = %s",
+                          (k, s, version))
+        row = rows[0] if rows else None
         if row is None:
             raise ShelfDamaged(klass, subject, f"version {version} is not in the database", version)
         try:
@@ -260,9 +261,8 @@ class PgShelfStore:
 
     def versions(self, klass: str, subject: str) -> list[str]:
         """Complete versions in the database, newest first (the live one, the one before it, crashed writes')."""
-        with self._connect() as con:
-            rows = con.execute("SELECT version FROM shelf_versions WHERE class = %s AND subject = %s",
-                               check_names(klass, subject)).fetchall()
+        rows = self._read("SELECT version FROM shelf_versions WHERE class = %s AND subject = %s",
+                          check_names(klass, subject))
         return sorted((r[0] for r in rows), key=lambda v: int(v[1:]), reverse=True)
 
     def previous_version(self, klass: str, subject: str) -> str | None:
