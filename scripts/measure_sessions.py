@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import psutil
-from selenium import webdriver
+from selenium.webdriver import Chrome
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -33,24 +33,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from tutor.evaluation.bench_concurrency import run_threads  # noqa: E402
 
-from helpers_servers import free_port, serving  # noqa: E402
+from helpers_servers import free_port, headless_chromium, serving  # noqa: E402
 
 QUESTIONS = ROOT.parent / "shared" / "data" / "questions" / "ncert-class10.jsonl"
 
 
-def driver(profile: Path) -> webdriver.Chrome:
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = "/usr/bin/chromium"
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1200,900", f"--user-data-dir={profile}"):
-        opts.add_argument(arg)
-    d = webdriver.Chrome(options=opts, service=webdriver.ChromeService("/usr/bin/chromedriver"))
-    d.set_page_load_timeout(120)
-    return d
-
-
-def ask(d: webdriver.Chrome, question: str) -> float:
+def ask(d: Chrome, question: str) -> float:
     """Seconds from Enter to a reply with its Diagnostics panel."""
     box = WebDriverWait(d, 120).until(EC.element_to_be_clickable(
         (By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
@@ -103,7 +91,7 @@ def main() -> int:
             drivers = []
             try:
                 for i in range(args.sessions):
-                    d = driver(tmp / f"profile-{i}")
+                    d = headless_chromium(tmp / f"profile-{i}", page_load_timeout_s=120)
                     drivers.append(d)
                     d.get(url)
                 print(f"{len(drivers)} sessions open", file=sys.stderr)

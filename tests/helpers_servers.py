@@ -1,5 +1,6 @@
 """Real servers the slow tests start on loopback (the app under Streamlit, llama-cpp-python's OpenAI server): a free
-port, and a process that is waited for until it answers and always stopped afterwards.
+port, and a process that is waited for until it answers and always stopped afterwards; and the headless Chromium
+that talks to the app (the browser tests, scripts/measure_sessions.py).
 """
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 
 
 def free_port() -> int:
@@ -44,3 +47,19 @@ def serving(cmd: list[str], ready: Callable[[], bool], log: Path, *, timeout_s: 
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def headless_chromium(profile: Path, page_load_timeout_s: float = 60):
+    """A headless Chromium under chromedriver with its own profile folder, at a fixed window size and scale (the page
+    images' highlight is measured in its pixels)."""
+    from selenium import webdriver
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+                "--window-size=1400,1000", "--force-device-scale-factor=1", f"--user-data-dir={profile}"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(page_load_timeout_s)
+    return driver

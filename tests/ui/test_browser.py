@@ -16,10 +16,11 @@ from pathlib import Path
 import pytest
 from helpers_paths import REPO
 
+from helpers_servers import CHROMEDRIVER, CHROMIUM, free_port, headless_chromium, serving
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SAMPLE = REPO / "data" / "sample" / "library"
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
 # answered from the sample "Money and Credit" chapter (2.1 Money as a Medium of Exchange); asked on the whole shelf
 # and then about the selected paragraph
 QUESTION = "Why is money called a medium of exchange?"
@@ -48,7 +49,6 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from helpers_library import make_pdf
-from helpers_servers import free_port, serving
 
 if not SAMPLE.exists():
     pytest.skip(f"the sample library {SAMPLE} is missing", allow_module_level=True)
@@ -78,15 +78,7 @@ def server(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
-                "--window-size=1400,1000", "--force-device-scale-factor=1",
-                f"--user-data-dir={tmp_path_factory.mktemp('chrome-profile')}"):
-        opts.add_argument(arg)
-    driver = webdriver.Chrome(options=opts, service=webdriver.ChromeService(str(CHROMEDRIVER)))
-    driver.set_page_load_timeout(60)
+    driver = headless_chromium(tmp_path_factory.mktemp("chrome-profile"))
     yield driver
     driver.quit()
 
