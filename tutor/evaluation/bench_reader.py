@@ -55,16 +55,12 @@ def record_calls(questions: Sequence[Question], tutor_for: Callable[[str], Tutor
 def cpu_capability() -> dict[str, str]:
     """What the CPU offers (its vector extensions), what torch dispatches to here, and the settings that can lower
     it (a bench on a machine with AVX-512 or AMX says so, and can be rerun as an AVX2-only laptop would run)."""
-    import re
-
     import torch
 
-    try:
-        flags = set(re.findall(r"\b(avx2|avx512f|avx512_vnni|avx512_bf16|amx_bf16|amx_int8)\b",
-                               open("/proc/cpuinfo", errors="ignore").read()))
-    except OSError:  # not Linux: torch's own dispatch level still says what ran
-        flags = set()
-    return {"cpu_flags": " ".join(sorted(flags)), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
+    from tutor.retrieval.embedding import cpu_flags
+
+    # not Linux: no flags, and torch's own dispatch level still says what ran
+    return {"cpu_flags": " ".join(sorted(cpu_flags())), "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(),
             "ATEN_CPU_CAPABILITY": os.environ.get("ATEN_CPU_CAPABILITY", ""),
             "ONEDNN_MAX_CPU_ISA": os.environ.get("ONEDNN_MAX_CPU_ISA", ""), "threads": str(torch.get_num_threads())}
 

@@ -72,13 +72,19 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / norms
 
 
+def cpu_flags() -> set[str]:
+    """The vector extensions the CPU offers that decide how fast the models run (from /proc/cpuinfo; empty where
+    there is none to read)."""
+    try:
+        info = Path("/proc/cpuinfo").read_text(errors="ignore")
+    except OSError:
+        return set()
+    return set(re.findall(r"\b(avx2|avx512f|avx512_vnni|avx512_bf16|amx_bf16|amx_int8)\b", info))
+
+
 def cpu_has_bf16() -> bool:
     """True when the CPU computes bfloat16 natively (AMX or AVX-512 BF16); elsewhere bf16 is emulated and slower."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text(errors="ignore")
-    except OSError:
-        return False
-    return bool(re.search(r"\b(amx_bf16|avx512_bf16)\b", flags))
+    return bool(cpu_flags() & {"amx_bf16", "avx512_bf16"})
 
 
 def resolve_precision(precision: str | None = None) -> str:
