@@ -74,3 +74,25 @@ def test_negation_is_a_swap_only_when_asked_and_the_window_is_not_negative():
             == "Who was not the leader of the Vikings?")
     negative = "Rollo was not the first leader of the Vikings."
     assert swap_question("Who was the leader?", negative, [], [], random.Random(0), negate=True) is None
+
+
+def test_drop_answer_makes_a_negative_window_of_the_neighbours_without_the_answer():
+    e = _positive("When did Rollo swear fealty to Charles III?", "911", 0)
+    out = augment([e], {"Normans": [PARA]}, random.Random(0), extra_windows=0, swaps=0, drop_answer=True)
+    drops = [x for x in out if x.source == "squad-drop"]
+    assert len(drops) == 1
+    d = drops[0]
+    assert d.label == 0 and d.span is None and d.first == e.first
+    assert "911" not in d.second and "fealty" not in d.second  # the answer's sentence is gone
+    # what is left is the answer's neighbours, whole sentences of the paragraph, still on the topic
+    assert "Normans settled in Normandy" in d.second and "Epte" in d.second
+    assert all(s.strip() in PARA for s in d.second.split(". ") if s.strip())
+
+
+def test_no_drop_negative_when_the_answer_is_said_again_nearby():
+    para = "Rollo was born in 860. He swore fealty in 911. The treaty of 911 gave him land. He died in 930."
+    text, _ = window(para, sentences(para), 0)
+    s = text.index("911")
+    e = Example("qa", "When did Rollo swear fealty?", text, 1, (s, s + 3), "squad", "R")
+    out = augment([e], {"R": [para]}, random.Random(0), extra_windows=0, swaps=0, drop_answer=True)
+    assert not [x for x in out if x.source == "squad-drop"]  # "911" stays in the next sentence: no true negative

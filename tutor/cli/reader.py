@@ -24,7 +24,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     lib = eval_indexes(args, {"ncert"})["ncert"]
     squad = training_articles(args.libraries)
     sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
-                     args.seed, args.extra_windows, args.swaps, args.negate)
+                     args.seed, args.extra_windows, args.swaps, args.negate, args.drop_answer)
     save_examples(work / "train.jsonl", sets.train)
     save_examples(work / "heldout.jsonl", sets.heldout)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
@@ -34,7 +34,8 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         return 0
     command = "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     done = train_reader(sets, work, args.out, command=command, epochs=args.epochs, batch_size=args.batch_size,
-                        lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads)
+                        lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads,
+                        device=args.device)
     print(f"trained {done.steps} steps in {done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
     print(json.dumps(done.config["heldout_metrics"], indent=2))
     print(f"reader written to {args.out} (sha256 {done.config['sha256']}, {done.config['bytes'] / 1e6:.1f} MB)")
@@ -53,6 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-length", type=int, default=160, help="word pieces of question + passage")
     p.add_argument("--threads", type=int, default=None, help="torch threads (default: one per core)")
+    p.add_argument("--device", default="cpu", help="torch device to train on (cpu, or cuda where a GPU is lent)")
     p.add_argument("--ncert-questions", type=int, default=700, help="printed NCERT questions mined for training")
     p.add_argument("--ncert-claim-passages", type=int, default=500, help="NCERT passages sampled for claim examples")
     # off by default: the shipped reader was trained without them (they moved the gate along the same trade-off, see
@@ -64,5 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "read against the window that answered the original (negatives; augment.py)")
     p.add_argument("--negate", action="store_true",
                    help="swapped questions may also be the question with its verb negated (augment.py)")
+    p.add_argument("--drop-answer", action="store_true",
+                   help="each answering SQuAD training window again without the answer's sentence (negatives; augment.py)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

@@ -13,6 +13,10 @@ Two kinds, both made from the SQuAD training articles only (never from a held-ou
   holds by construction: the window cannot state an answer about a name it does not contain. Optionally (`negate`)
   the question's verb negated ("Who was not ...") where the window says nothing in the negative, SQuAD 2.0's
   negation kind.
+- **The answer taken out** (`drop_answer`): the window that answers a question with the sentence holding the answer
+  removed and its neighbours closed up (negative). The topic, the names and most of the question's words stay; only
+  the answer is gone: the textbook case of a chapter that mentions what was asked about without answering it
+  ("the importance of earthing"). The label holds by construction: the answer's text is nowhere in the new window.
 """
 from __future__ import annotations
 
@@ -70,11 +74,11 @@ def _pool(texts: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: random.Random,
-            extra_windows: int = 1, swaps: int = 1, negate: bool = False) -> list[Example]:
+            extra_windows: int = 1, swaps: int = 1, negate: bool = False, drop_answer: bool = False) -> list[Example]:
     """New pairs made from the answerable qa examples of `examples` (those with a span): `extra_windows` more
-    windows holding the answer, and `swaps` swapped questions against the answering window each. `contexts` maps a
-    group (article or chapter) to its paragraphs: where the window came from, and the pool of names and numbers to
-    swap in."""
+    windows holding the answer, `swaps` swapped questions against the answering window each, and (`drop_answer`)
+    the answering window without the answer's sentence. `contexts` maps a group (article or chapter) to its
+    paragraphs: where the window came from, and the pool of names and numbers to swap in."""
     pools = {g: _pool(texts) for g, texts in contexts.items()}
     out: list[Example] = []
     for e in examples:
@@ -87,12 +91,18 @@ def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: ra
                 out.append(Example("qa", bad, e.second, 0, None, e.source + "-swap", e.group))
         answer = e.second[e.span[0]:e.span[1]]
         para = next((p for p in contexts.get(e.group, []) if e.second in p), None)
-        if para is None or extra_windows <= 0:
+        if para is None or (extra_windows <= 0 and not drop_answer):
             continue
         base = para.index(e.second)
         a_s = base + e.span[0]
         spans = sentences(para)
         si = next((i for i, (s, t) in enumerate(spans) if s <= a_s < t), 0)
+        if drop_answer:  # the neighbours of the answer's sentence, closed up over the gap it leaves
+            rest = [sp for i, sp in enumerate(spans) if i != si]
+            first = max(0, min(si - 1 - rng.randrange(2), len(rest) - WINDOW))
+            text = " ".join(para[a:b].strip() for a, b in rest[first:first + WINDOW])
+            if answer.lower() not in text.lower() and len(text.split()) >= 12:
+                out.append(Example("qa", e.first, text, 0, None, e.source + "-drop", e.group))
         firsts = [si - k for k in range(WINDOW) if si - k >= 0]
         rng.shuffle(firsts)
         made = 0
@@ -108,16 +118,16 @@ def augment(examples: Sequence[Example], contexts: dict[str, list[str]], rng: ra
 
 
 def augmented(sets: ExampleSets, squad_file: Path, seed: int = 0, extra_windows: int = 1,
-              swaps: int = 1, negate: bool = False) -> ExampleSets:
+              swaps: int = 1, negate: bool = False, drop_answer: bool = False) -> ExampleSets:
     """`sets` with the augmented pairs of the SQuAD training articles added to its training part (the held-out part
     is never augmented, so its figures compare with a reader trained without). Seeded with `seed + 2`, apart from the
     seeds examples.py uses, so the original pairs are the same with or without augmentation."""
-    if not (extra_windows or swaps):
+    if not (extra_windows or swaps or drop_answer):
         return sets
     contexts: dict[str, list[str]] = {}
     for art in json.loads(Path(squad_file).read_text(encoding="utf-8"))["data"]:
         if art["title"] not in sets.heldout_articles:
             contexts[art["title"]] = [p["context"] for p in art["paragraphs"]]
     n = next((i for i, e in enumerate(sets.train) if e.source != "squad"), len(sets.train))  # SQuAD pairs come first
-    more = augment(sets.train[:n], contexts, random.Random(seed + 2), extra_windows, swaps, negate)
+    more = augment(sets.train[:n], contexts, random.Random(seed + 2), extra_windows, swaps, negate, drop_answer)
     return replace(sets, train=sets.train[:n] + more + sets.train[n:])  # right after them: the order training saw

@@ -199,7 +199,7 @@ class Reader:
     moment are read one forward pass each, in arrival order (BATCH_ROWS)."""
 
     def __init__(self, directory: str | Path | None = None, threads: int | None = None,
-                 precision: str | None = None):
+                 precision: str | None = None, device: str = "cpu"):
         from safetensors.torch import load_file
 
         d = Path(directory or default_reader_dir())
@@ -223,7 +223,8 @@ class Reader:
         if unexpected or any(not k.startswith("bert.embeddings.word_embeddings") for k in missing):
             raise ValueError(f"reader weights do not fit the model: missing {missing}, unexpected {unexpected}")
         self.precision = reader_precision(precision)
-        self.net = quantize_int8(net.eval()) if self.precision == "int8" else net.eval()
+        self.net = quantize_int8(net.eval()) if self.precision == "int8" else net.eval().to(device)
+        self.device = "cpu" if self.precision == "int8" else device  # int8 kernels are CPU-only; a GPU serves training
         self.threads = threads
         # students asking at once are read first come first served (tutor/batching.py), one question a pass
         self._batcher: Combiner = Combiner(self._forward, max_rows=BATCH_ROWS)
@@ -231,11 +232,11 @@ class Reader:
     def _forward(self, encoded: list) -> list[tuple[float, float, np.ndarray, np.ndarray]]:
         import torch
 
-        ids, mask, types, _ = collate(encoded)
+        ids, mask, types, _ = (t.to(self.device) for t in collate(encoded))
         with torch.inference_mode():
             if self.threads:
                 torch.set_num_threads(self.threads)
-            a, s, st, en = (t.numpy() for t in self.net(ids, mask, types))
+            a, s, st, en = (t.cpu().numpy() for t in self.net(ids, mask, types))
         return [(float(a[r]), float(s[r]), st[r], en[r]) for r in range(len(encoded))]
 
     def _run(self, firsts: Sequence[str], seconds: Sequence[str]):

