@@ -120,12 +120,16 @@ def score(metrics: dict) -> float:
     return round(((by.get("squad", {}).get("auc") or 0) + (by.get("ncert", {}).get("auc") or 0)) / 2, 4)
 
 
-def run_one(train, measure_on, work: Path, cfg: dict, device: str) -> tuple[dict, object]:
+def run_one(examples, measure_on, work: Path, cfg: dict, device: str, limit: int | None = None) -> tuple[dict, object]:
     from tutor.reader.model import Reader
     from tutor.reader.training import export, reader_metrics, train
 
+    if limit:  # a smoke test of the script on a CPU: a few pairs of each
+        examples = examples[::max(1, len(examples) // limit)]
+        measure_on = measure_on[::max(1, len(measure_on) // limit)]
+
     t0 = time.perf_counter()
-    res = train(train, work / "ckpt", epochs=cfg["epochs"], lr=cfg["lr"], seed=cfg["seed"],
+    res = train(examples, work / "ckpt", epochs=cfg["epochs"], lr=cfg["lr"], seed=cfg["seed"],
                 batch_size=cfg.get("batch_size", 16), device=device, checkpoint_every=10**9, log=lambda s: None)
     export(res["net"], work / "reader", {"max_length": 160, "heads": ["answer", "support", "span"]})
     m = reader_metrics(Reader(work / "reader", device=device), measure_on)
@@ -141,12 +145,16 @@ def sweep(packed: Path, out: Path, device: str, grid: dict) -> None:
     out.mkdir(parents=True, exist_ok=True)
     log = open(out / "sweep-log.jsonl", "a")
     rows = []
+    t0 = time.perf_counter()
     for name, epochs, lr, seed in itertools.product(grid["examples"], grid["epochs"], grid["lr"], grid["seeds"]):
+        if rows and time.perf_counter() - t0 > grid.get("budget_s", 420):
+            print("time budget spent: the rest of the grid is skipped", flush=True)
+            break
         train = load(packed, name, "train")
         val = validation_groups(train)
         cfg = {"examples": name, "epochs": epochs, "lr": lr, "seed": seed}
         r, _ = run_one([e for e in train if e.group not in val], [e for e in train if e.group in val],
-                       Path("/tmp/sweep") / f"{name}-{epochs}-{lr}-{seed}", cfg, device)
+                       Path("/tmp/sweep") / f"{name}-{epochs}-{lr}-{seed}", cfg, device, grid.get("limit"))
         r["validation_score"] = score(r["metrics"])
         rows.append(r)
         log.write(json.dumps(r) + "\n")
@@ -155,30 +163,61 @@ def sweep(packed: Path, out: Path, device: str, grid: dict) -> None:
               f"{r['metrics']['qa']['by_source'].get('squad', {}).get('auc')} ncert "
               f"{r['metrics']['qa']['by_source'].get('ncert', {}).get('auc')} claims {r['metrics']['claim']['auc']} "
               f"({r['train_s']} s)", flush=True)
-    # the best configuration by mean validation score over its seeds, trained on every training group
+    # the best configuration by mean validation score over its seeds (or the one a earlier sweep chose, "chosen"),
+    # trained on every training group
     by_cfg: dict[tuple, list[float]] = {}
     for r in rows:
         by_cfg.setdefault((r["examples"], r["epochs"], r["lr"]), []).append(r["validation_score"])
-    best = max(by_cfg, key=lambda k: sum(by_cfg[k]) / len(by_cfg[k]))
-    print("chosen:", best, "mean validation score", round(sum(by_cfg[best]) / len(by_cfg[best]), 4), flush=True)
-    finals = []
+    best = tuple(grid["chosen"]) if grid.get("chosen") else max(by_cfg, key=lambda k: sum(by_cfg[k]) / len(by_cfg[k]))
+    print("chosen:", best, "validation scores", by_cfg.get(best), flush=True)
+    finals, nets = [], []
+    t_final = time.perf_counter()
     for seed in grid.get("final_seeds", [0]):
+        if finals and time.perf_counter() - t_final > grid.get("final_budget_s", 10**9):
+            print("time budget spent: no more seeds", flush=True)
+            break
         name, epochs, lr = best
         cfg = {"examples": name, "epochs": epochs, "lr": lr, "seed": seed}
         r, net = run_one(load(packed, name, "train"), load(packed, name, "heldout"),
-                         Path("/tmp/final") / str(seed), cfg, device)
+                         Path("/tmp/final") / str(seed), cfg, device, grid.get("limit"))
         finals.append(r)
+        nets.append({k: v.detach().float().clone() for k, v in net.state_dict().items()})
         log.write(json.dumps({"final": True, **r}) + "\n")
         print(f"final seed {seed}: held-out AUC squad {r['metrics']['qa']['by_source'].get('squad', {}).get('auc')} "
               f"ncert {r['metrics']['qa']['by_source'].get('ncert', {}).get('auc')} "
               f"claims {r['metrics']['claim']['auc']} span EM {r['metrics']['qa'].get('span_exact_match')}",
               flush=True)
-    first = finals[0]
-    w = (Path("/tmp/final") / str(first["seed"]) / "reader" / "reader.safetensors").read_bytes()
+    chosen_dir = Path("/tmp/final") / str(finals[0]["seed"]) / "reader"
+    soup = None
+    if grid.get("soup") and len(nets) > 1:
+        soup = soup_of(nets, finals, load(packed, best[0], "heldout"), device)
+        log.write(json.dumps({"soup": True, **soup}) + "\n")
+        chosen_dir = Path("/tmp/final/soup/reader")
+    shutil.copy(chosen_dir / "reader.json", out / "reader.json")
+    w = (chosen_dir / "reader.safetensors").read_bytes()
     for i in range(0, len(w), PART_BYTES):
         (out / f"reader.safetensors.part{i // PART_BYTES}").write_bytes(w[i:i + PART_BYTES])
-    (out / "final.json").write_text(json.dumps({"chosen": best, "validation": by_cfg[best], "finals": finals,
-                                                "grid": grid}, indent=2))
+    (out / "final.json").write_text(json.dumps({"chosen": best, "validation": by_cfg.get(best), "finals": finals,
+                                                "soup": soup, "grid": grid}, indent=2))
+
+
+def soup_of(states: list[dict], finals: list[dict], heldout, device: str) -> dict:
+    """The mean of the seeds' weights (a uniform "model soup": readers fine-tuned from the same base with the same
+    settings average into one that reads no slower), exported to /tmp/final/soup and measured on `heldout`."""
+    from tutor.reader.model import Reader, build_net
+    from tutor.reader.training import export, reader_metrics
+
+    net = build_net()
+    net.load_state_dict({k: sum(s[k] for s in states) / len(states) for k in states[0]})
+    work = Path("/tmp/final/soup")
+    export(net.eval(), work / "reader", {"max_length": 160, "heads": ["answer", "support", "span"],
+                                         "soup_of_seeds": [f["seed"] for f in finals]})
+    m = reader_metrics(Reader(work / "reader", device=device), heldout)
+    by = m["qa"]["by_source"]
+    print(f"soup of seeds {[f['seed'] for f in finals]}: held-out AUC squad "
+          f"{by.get('squad', {}).get('auc')} ncert {by.get('ncert', {}).get('auc')} "
+          f"claims {m['claim']['auc']} span EM {m['qa'].get('span_exact_match')}", flush=True)
+    return {"seeds": [f["seed"] for f in finals], "metrics": m}
 
 
 def main() -> None:

@@ -67,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--negate", action="store_true",
                    help="swapped questions may also be the question with its verb negated (augment.py)")
     p.add_argument("--drop-answer", action="store_true",
-                   help="each answering SQuAD training window again without the answer's sentence (negatives; augment.py)")
+                   help="each answering SQuAD training window again without the answer's sentence "
+                        "(negatives; augment.py)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)
