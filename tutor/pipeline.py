@@ -165,13 +165,10 @@ class Tutor:
         return self._log(ans, timer, selected.text if selected is not None else None)
 
     def _devanagari_reading(self, question: str, klass: str, subject: str) -> str:
-        """A Devanagari question's English reading (tutor/text/hindi_english.py) where the shelf holds no Hindi
-        chapter, its headwords chosen among the shelf's words; "" on a shelf with Hindi chapters (a Hindi question is
-        answered from them, as always), for a text that is not Devanagari, or where the dictionary is not installed."""
-        if detect_language(question) != HINDI:
-            return ""
+        """The English reading (tutor/text/hindi_english.py) of a Devanagari question asked of a shelf with no Hindi
+        chapter; "" for any other question or shelf (a Hindi chapter answers a Hindi question, as always)."""
         stats = self.library.term_stats(self.library.shelf(klass, subject))
-        if HINDI in stats.languages:
+        if detect_language(question) != HINDI or HINDI in stats.languages:
             return ""
         return hindi_english.english_reading(question, hindi_english.ShelfVocabulary(stats))
 
