@@ -9,7 +9,7 @@ INDEX := data/index
 SAMPLE := data/sample/library
 SHARED ?= ../shared/data
 
-.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps eval eval-hindi eval-llm bench clean
+.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps dict-deps eval eval-hindi eval-llm bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -36,7 +36,7 @@ llm: $(LLM_STAMP) $(QWEN)
 sample-index: $(STAMP)
 	test -f $(INDEX)/class-10/science/CURRENT || $(BIN)/python -m tutor --index-dir $(INDEX) ingest $(SAMPLE) --quiet
 
-run: sample-index ocr-deps
+run: sample-index ocr-deps dict-deps
 	$(BIN)/streamlit run app.py
 
 # Chromium and its driver for the browser test (Debian packages; root on these machines)
@@ -53,7 +53,15 @@ ocr-deps:
 	  { (apt-get update -qq && apt-get install -y -qq tesseract-ocr tesseract-ocr-hin poppler-utils hunspell-hi >/dev/null) || \
 	    echo "warning: could not install tesseract-ocr-hin, poppler-utils, hunspell-hi; damaged Hindi pages will be left out and the OCR tests skipped"; }
 
-test: $(STAMP) llm browser-deps ocr-deps
+# FreeDict's English-Hindi dictionary (Debian package, GPL: read where Debian installs it, never copied here) reads
+# Devanagari questions about English chapters as English (tutor/text/hindi_english.py); without it they are asked as
+# typed and the tests that need it skip.
+dict-deps:
+	@test -f /usr/share/dictd/freedict-eng-hin.dict.dz || \
+	  { (apt-get update -qq && apt-get install -y -qq dict-freedict-eng-hin >/dev/null) || \
+	    echo "warning: could not install dict-freedict-eng-hin; Devanagari questions about English chapters will be asked as typed and its tests skipped"; }
+
+test: $(STAMP) llm browser-deps ocr-deps dict-deps
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

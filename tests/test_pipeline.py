@@ -509,3 +509,84 @@ def test_a_hinglish_question_the_book_does_not_answer_is_refused_in_hindi(librar
     ans = tutor(library, audit).ask("cricket world cup 2011 kisne jeeta tha", "10", "science")
     assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE_HI and ans.language == "hi"
     assert any("\u0900" <= ch <= "\u097f" for ch in ans.message)  # the reason is given in Hindi too
+
+
+# ---------------------------------------------------------------- Devanagari Hindi about English chapters
+
+# a few articles in the layout of FreeDict's English-Hindi dictionary (tutor/text/hindi_english.py)
+HINDI_DICTD = """refraction /ɹɪfɹˈakʃən/ <N>
+1. अपवर्तन
+      "Refraction bends light."
+light /lˈaɪt/ <N>
+1. प्रकाश, रोशनी
+world /wˈɜːld/ <N>
+1. विश्व, दुनिया
+"""
+REFRACTION_HI = "अपवर्तन क्या है?"  # "What is refraction?"
+CRICKET_HI = "२०११ का क्रिकेट विश्व कप किसने जीता था?"  # CRICKET_Q
+
+
+@pytest.fixture
+def hindi_dictionary(tmp_path, monkeypatch):
+    """The tiny dictionary above, gzipped where the tutor is told to find it; returns a function that takes it away."""
+    import gzip
+
+    path = tmp_path / "eng-hin.dict.dz"
+    path.write_bytes(gzip.compress(HINDI_DICTD.encode("utf-8")))
+    monkeypatch.setenv("TUTOR_HINDI_DICTIONARY", str(path))
+    return lambda: monkeypatch.setenv("TUTOR_HINDI_DICTIONARY", str(tmp_path / "not-installed.dict.dz"))
+
+
+def _seen(ans) -> tuple:
+    """Everything a student or the audit log sees of an answer, without its timings."""
+    return (ans.question, ans.answer, ans.was_refusal, ans.reason, ans.message, ans.language, ans.resolved_question,
+            ans.notes, [s.chunk_id for s in ans.sources])
+
+
+def test_a_devanagari_question_on_an_english_shelf_is_read_as_english_and_answered_as_its_twin(
+        library, audit, hindi_dictionary):
+    from tutor.presentation import BOOK_IN_ENGLISH_HI, book_language_note
+
+    t = tutor(library, audit)
+    english = t.ask("What is refraction?", "10", "science")
+    hindi = t.ask(REFRACTION_HI, "10", "science")
+    assert not english.was_refusal and not hindi.was_refusal
+    assert [s.text for s in hindi.sentences] == [s.text for s in english.sentences]  # the same passage quoted
+    assert hindi.question == REFRACTION_HI and hindi.resolved_question == "what is refraction"
+    assert "read the Hindi question as 'what is refraction'" in hindi.notes
+    assert hindi.language == "hi" and book_language_note(hindi) == BOOK_IN_ENGLISH_HI
+    row = audit.rows(limit=1)[0]
+    assert (row["question"], row["resolved_question"]) == (REFRACTION_HI, "what is refraction")
+
+
+def test_a_devanagari_question_the_book_does_not_answer_is_refused_in_hindi_as_its_twin_is(
+        library, audit, hindi_dictionary):
+    from tutor.types import REFUSAL_SENTENCE_HI
+
+    t = tutor(library, audit)
+    assert t.ask(CRICKET_Q, "10", "science").was_refusal
+    ans = t.ask(CRICKET_HI, "10", "science")
+    # the words without an entry stay unknown to the English shelf (in Latin letters); "विश्व" is "world"
+    assert ans.resolved_question == "who 2011 kriket world kap jita"
+    assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE_HI and ans.language == "hi"
+    assert any("\u0900" <= ch <= "\u097f" for ch in ans.message)
+
+
+def test_nothing_changes_for_a_shelf_with_hindi_chapters_for_english_questions_or_without_the_dictionary(
+        tmp_path, audit, hindi_dictionary):
+    hindi = chunk("plight:0000", "प्रकाश का अपवर्तन तब होता है जब प्रकाश हवा से पानी में जाता है। "
+                  "दो माध्यमों की सीमा पर प्रकाश की चाल बदल जाती है।", chapter="प्रकाश", file="light-hi.pdf", page=3)
+    write_shelf(tmp_path / "bilingual", LIGHT + [hindi], subject="science")
+    write_shelf(tmp_path / "english", LIGHT, subject="science")
+    bilingual = tutor(Library(tmp_path / "bilingual", embedder=EMB), audit)
+    english = tutor(Library(tmp_path / "english", embedder=EMB), audit)
+    asked = [(bilingual, REFRACTION_HI), (bilingual, "What is refraction?"), (english, "What is refraction?"),
+             (english, "refraction kya hota hai")]
+    with_dictionary = [_seen(t.ask(q, "10", "science")) for t, q in asked]
+    on_english_shelf = english.ask(REFRACTION_HI, "10", "science")
+    assert with_dictionary[0][6] == ""  # the bilingual shelf answers a Hindi question from its Hindi chapter
+    assert on_english_shelf.resolved_question == "what is refraction"
+    hindi_dictionary()  # not installed: the tutor asks Devanagari questions as typed, as it did before
+    assert [_seen(t.ask(q, "10", "science")) for t, q in asked] == with_dictionary
+    as_typed = english.ask(REFRACTION_HI, "10", "science")
+    assert as_typed.resolved_question == "" and not any("read the Hindi" in n for n in as_typed.notes)

@@ -33,7 +33,9 @@ from tutor.safety.checks import (
 )
 from tutor.safety.gate import GateDecision, decide
 from tutor.store.shelf import Shelf, ShelfKey
+from tutor.text import hindi_english
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
+from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -113,6 +115,7 @@ class Tutor:
         # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
         question = valid_text(question or "").strip()
         reading = english_reading(question) if is_hinglish(question) else ""  # Hinglish, read as English
+        read_from = "Hinglish"  # what the reading was made from, for the note beside it
         lang = reply_language(question)
         if selected is not None:
             selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
@@ -135,6 +138,8 @@ class Tutor:
             if selected is not None:
                 ans = self._ask_selected(reading or question, str(klass), subject, selected, timer, on_token, lang)
             else:  # the follow-up resolution takes microseconds: not a timed stage
+                if not reading and lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
+                    reading, read_from = self._devanagari_reading(question, str(klass), subject), "Hindi"
                 res = self._resolution(reading or question, str(klass), subject, previous)
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang)
         except EmptyQuestion:
@@ -153,11 +158,19 @@ class Tutor:
                                 error=f"{type(e).__name__}: {e}",
                                 llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         if res.cues or reading:  # the student's own words are what the log and the page show; the reading beside them
-            notes = ((res.note,) if res.cues else ()) + ((f"read the Hinglish question as {reading!r}",)
+            notes = ((res.note,) if res.cues else ()) + ((f"read the {read_from} question as {reading!r}",)
                                                          if reading else ())
             ans = replace(ans, question=question, resolved_question=res.resolved if res.followup else reading,
                           followup=res.followup, notes=notes + ans.notes)
         return self._log(ans, timer, selected.text if selected is not None else None)
+
+    def _devanagari_reading(self, question: str, klass: str, subject: str) -> str:
+        """The English reading (tutor/text/hindi_english.py) of a Devanagari question asked of a shelf with no Hindi
+        chapter; "" for any other question or shelf (a Hindi chapter answers a Hindi question, as always)."""
+        stats = self.library.term_stats(self.library.shelf(klass, subject))
+        if detect_language(question) != HINDI or HINDI in stats.languages:
+            return ""
+        return hindi_english.english_reading(question, hindi_english.ShelfVocabulary(stats))
 
     def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
         if not self.policy.resolve_followups:

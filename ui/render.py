@@ -151,7 +151,7 @@ def render_turn(turn: dict[str, Any], key: str) -> None:
                      else " · about your passage")
         if getattr(ans, "followup", False):
             note += f" · read as a follow-up: “{md(ans.resolved_question)}”"
-        elif ans.resolved_question:  # a Hinglish question, read as English
+        elif ans.resolved_question:  # a Hinglish or Devanagari question, read as English
             note += f" · read as: “{md(ans.resolved_question)}”"
         st.caption(note)
     with st.chat_message("assistant", avatar=":material/menu_book:"):

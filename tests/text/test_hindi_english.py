@@ -1,0 +1,160 @@
+"""Devanagari Hindi read as English through an English-Hindi dictionary (tutor/text/hindi_english.py): the dictd
+articles parsed and inverted, and the reading of a question, on a tiny dictionary written in the test; the real
+Debian dictionary where it is installed."""
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from tutor.text import hindi_english as he
+from tutor.text.hindi_english import english_reading, invert, lemmas, parse_dictd, romanize
+
+# the dictd layout of FreeDict's English-Hindi: headword /IPA/ <POS>, numbered senses (phrases split by commas,
+# words of one phrase joined by ~), indented example sentences in quotes
+DICTD = """00-database-info
+English-Hindi test dictionary, made in the test.
+refraction /ɹɪfɹˈakʃən/ <N>
+1. अपवर्तन
+      "Refraction bends light."
+lightning /lˈaɪtnɪŋ/ <N>
+1. बिजली
+      "Lightning struck the tree."
+electricity /ɪlɛktɹˈɪsɪti/ <N>
+1. विद्युत~शक्ति, बिजली
+      "Electricity is costly."
+light /lˈaɪt/ <N>
+1. प्रकाश, रोशनी
+photosynthesis /fˌəʊtəʊsˈɪnθəsˌɪs/ <N>
+1. प्रकाश-संश्लेषण
+      "Plants make food by photosynthesis."
+acid /ˈasɪd/ <N>
+1. तेजाब
+2. अम्ल
+      "Lemon juice has citric acid.
+"
+duchy /dˈʌtʃi/ <N>
+1. राज्य
+state /stˈeɪt/ <N>
+1. राज्य
+2. दशा
+abet /ɐbˈɛt/ <VT>
+1. उकसाना{बुरे~काम~के~लिये}
+abolish /ɐbˈɒlɪʃ/ <VT>
+1. उन्मूलन~करना[होना]
+lens /lˈɛnz/ <N>
+1. लेन्स
+IMF /ˈɪmf/ <N>
+1. International monetary fund
+"""
+
+
+@pytest.fixture
+def d() -> he.Dictionary:
+    return invert(parse_dictd(DICTD))
+
+
+# ---------------------------------------------------------------- the dictionary
+
+
+def test_articles_are_parsed_with_their_senses_and_without_examples_or_the_database_header():
+    entries = {e.headword: e for e in parse_dictd(DICTD)}
+    assert "00-database-info" not in entries and len(entries) == 12
+    assert entries["electricity"].senses == (("विद्युत शक्ति", "बिजली"),)
+    assert entries["acid"].senses == (("तेजाब",), ("अम्ल",)) and entries["acid"].pos == "N"
+    # usage notes {…} and alternative endings […] are not part of the translation
+    assert entries["abet"].senses == (("उकसाना",),) and entries["abolish"].senses == (("उन्मूलन करना",),)
+    assert entries["IMF"].senses == ((),)  # a Latin-letter "translation" is no Hindi phrase
+
+
+def test_the_inversion_lists_the_headword_that_offers_a_phrase_first(d):
+    # both offer बिजली as their first sense; "lightning" lists it first within the sense, "electricity" second
+    assert d.english["बिजली"] == ("lightning", "electricity")
+    assert d.english["विद्युत शक्ति"] == ("electricity",)
+    assert d.english["प्रकाश संश्लेषण"] == ("photosynthesis",)  # "-" joins the words of one phrase, as "~" does
+    assert d.english["अम्ल"] == ("acid",)
+    assert d.english["राज्य"] == ("duchy", "state")  # same sense and place: the file's order
+    assert d.longest == 2 and d.headwords == 12
+
+
+def test_dictionary_spellings_and_typed_spellings_meet():
+    # a nasal consonant before one of its own class is the anusvara in other hands; म्ल is no such cluster
+    assert he.normalize_hindi("लेन्स") == he.normalize_hindi("लेंस")
+    assert he.normalize_hindi("सम्बन्ध") == he.normalize_hindi("संबंध")
+    assert he.normalize_hindi("अम्ल") != he.normalize_hindi("अंल")
+    assert he.normalize_hindi("कहाँ") == he.normalize_hindi("कहां")  # candrabindu, as everywhere on the lexical side
+
+
+def test_the_dictionary_is_read_from_a_gzipped_dictd_file_once(tmp_path):
+    path = tmp_path / "eng-hin.dict.dz"
+    path.write_bytes(gzip.compress(DICTD.encode("utf-8")))
+    first = he.load_dictionary(path)
+    assert first is not None and first.english["अपवर्तन"] == ("refraction",)
+    assert he.load_dictionary(path) is first  # parsed once per file version
+    assert he.dictionary_missing(path) is None
+
+
+def test_without_the_dictionary_the_reading_is_empty_and_the_module_says_what_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_HINDI_DICTIONARY", str(tmp_path / "absent.dict.dz"))
+    assert he.load_dictionary() is None
+    assert "dict-freedict-eng-hin" in he.dictionary_missing()
+    assert english_reading("अपवर्तन क्या है?") == ""
+
+
+# ---------------------------------------------------------------- the reading
+
+
+def test_the_question_word_leads_and_function_words_are_dropped(d):
+    assert english_reading("अपवर्तन क्या है?", dictionary=d) == "what is refraction"
+    assert english_reading("अपवर्तन किसे कहते हैं?", dictionary=d) == "what is refraction"
+    assert english_reading("प्रकाश का अपवर्तन क्यों होता है?", dictionary=d) == "why light refraction"
+    assert english_reading("विद्युत शक्ति समझाइए।", dictionary=d) == "explain electricity"  # a request verb alone
+    # a second question keeps its word in place
+    assert english_reading("अपवर्तन क्या है और क्यों होता है?", dictionary=d) == "what is refraction why"
+
+
+def test_the_longest_phrase_the_dictionary_has_is_read_as_one(d):
+    # not "light" + a word without an entry: the two words are one phrase
+    assert english_reading("प्रकाश संश्लेषण क्या है?", dictionary=d) == "what is photosynthesis"
+    assert english_reading("विद्युत शक्ति कैसे बनती है?", dictionary=d).startswith("how electricity")
+
+
+def test_latin_tokens_and_numbers_are_kept_as_typed_and_unknown_words_stay_unknown(d):
+    # "pH" and "7" as typed; आसमान has no entry: kept in Latin letters, a word an English shelf does not use
+    assert english_reading("अम्ल का pH 7 से कम क्यों होता है?", dictionary=d) == "why acid pH 7 kam"
+    assert english_reading("आसमान नीला क्यों दिखता है?", dictionary=d) == "why asman nila dikhta"
+    assert english_reading("लेंस की क्षमता का SI मात्रक क्या है?", dictionary=d) == "what is lens kshamta SI matrak"
+    assert english_reading("२०११ में किसने जीता?", dictionary=d) == "who 2011 jita"  # Devanagari digits as ASCII
+
+
+def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):
+    assert "अम्ल" in lemmas(he.normalize_hindi("अम्लों"))
+    assert english_reading("अम्लों का स्वाद", dictionary=d) == "acid svad"
+    assert english_reading("अम्लों का स्वाद", dictionary=d, inflect=False) == "amlon svad"
+
+
+def test_the_choice_rule_picks_among_several_headwords(d):
+    shelf = {"state", "river", "acid"}
+    assert english_reading("राज्य", dictionary=d, rule="first") == "duchy"
+    assert english_reading("राज्य", shelf, dictionary=d, rule="shelf") == "state"
+    # no headword on the shelf: the first listed
+    assert english_reading("बिजली", shelf, dictionary=d, rule="shelf") == "lightning"
+    with pytest.raises(ValueError, match="choice rule"):
+        english_reading("राज्य", dictionary=d, rule="nearest")
+
+
+@pytest.mark.parametrize(("word", "latin"), [
+    ("नेहरू", "nehru"), ("जवाहरलाल", "javaharlal"), ("केरोसिन", "kerosin"), ("संसद", "sansad"), ("अंबर", "ambar"),
+    ("मनरेगा", "manrega"), ("क़िला", "qila"), ("दुःख", "duhkh")])
+def test_words_without_an_entry_are_written_in_latin_letters_as_hindi_is_typed(word, latin):
+    assert romanize(word) == latin
+
+
+def test_the_real_debian_dictionary_reads_a_textbook_question():
+    if he.dictionary_missing(he.DEBIAN_DICTIONARY):
+        pytest.skip(f"{he.DEBIAN_DICTIONARY} not installed (make dict-deps: apt-get install dict-freedict-eng-hin)")
+    d = he.load_dictionary(he.DEBIAN_DICTIONARY)
+    assert d is not None and d.headwords > 20_000 and len(d.english) > 20_000
+    assert d.english["अपवर्तन"][0] == "refraction"
+    assert english_reading("प्रकाश-संश्लेषण क्या है?", dictionary=d) == "what is photosynthesis"
+    assert english_reading("अपवर्तन क्यों होता है?", dictionary=d) == "why refraction"

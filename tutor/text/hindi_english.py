@@ -1,0 +1,374 @@
+"""Devanagari Hindi read as English for a shelf with no Hindi chapter, through a real English-Hindi dictionary.
+
+Owns the dictionary (FreeDict's English-Hindi, Debian package `dict-freedict-eng-hin`, ~25,600 English headwords with
+their Hindi senses; GPL, so it is read where Debian installs it and never copied into this repository), its inversion
+into Hindi phrase -> English headwords, and `english_reading`: "अपवर्तन क्या है?" -> "what is refraction".
+
+The reading works as Hinglish's does (tutor/text/hinglish.py): the question word from Hindi grammar leads ("क्या ...
+है" -> "what is", "क्यों" -> "why", "कितने" -> "how many"), the other function words are dropped, Latin-letter tokens
+and numbers are kept as typed, and each remaining Hindi word or phrase (longest match first) becomes an English
+headword the dictionary gives for it. A dictionary offers only real translations: a question about something the
+shelf does not hold keeps words the shelf does not use, so the gate's unknown-term penalty and the reader can refuse
+it (an earlier experiment glossed Hindi words to the nearest word of the shelf's own vocabulary and made unanswerable
+questions look like the shelf's text: scripts/xling_gloss_experiment.py). A Hindi word the dictionary lacks is kept
+as typed, in Latin letters ("आसमान" -> "asman"): unknown to an English shelf, and counted so by the gate.
+"""
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import re
+from collections.abc import Container
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from tutor.text.normalize import normalize_for_matching
+from tutor.text.terms import TermStats, ascii_digits, stem
+
+log = logging.getLogger(__name__)
+
+# where Debian installs dict-freedict-eng-hin; $TUTOR_HINDI_DICTIONARY names another file in the same format
+DEBIAN_DICTIONARY = Path("/usr/share/dictd/freedict-eng-hin.dict.dz")
+INSTALL_HINT = "apt-get install dict-freedict-eng-hin (make dict-deps)"
+
+# How a Hindi word with several English headwords is read (measured on the tuning half of
+# tests/data/xling-devanagari.jsonl; figures in tests/data/README.md):
+#   "first": the headword that lists the Hindi word earliest (lowest sense number, then place in the sense);
+#   "shelf": the first such headword the shelf's vocabulary contains, else "first".
+CHOICE_RULES = ("first", "shelf")
+DEFAULT_CHOICE = "shelf"
+
+
+def normalize_hindi(text: str) -> str:
+    """A Hindi word or phrase as the dictionary and the question are compared: the project's matching form (nukta as
+    base + U+093C, candrabindu as anusvara, punctuation and `~` as spaces), with a nasal consonant before a consonant
+    written as anusvara (लेन्स = लेंस, सम्बन्ध = संबंध: both spellings are standard Hindi)."""
+    return _NASAL.sub("\u0902", normalize_for_matching(text))
+
+
+# a nasal consonant + virama before a consonant of its own class (or न् before a sibilant or ह), where Hindi writes
+# the anusvara just as often; म्ल, न्य and the like are not nasal clusters of that kind and stay as written
+_NASAL = re.compile("\u0919\u094d(?=[\u0915-\u0918])|\u091e\u094d(?=[\u091a-\u091d])|\u0923\u094d(?=[\u091f-\u0922])"
+                    "|\u0928\u094d(?=[\u0924-\u0927\u0936-\u0939])|\u092e\u094d(?=[\u092a-\u092d])")
+
+
+# ------------------------------------------------------------------------------------------ the grammar
+
+def _table(words: str) -> frozenset[str]:
+    return frozenset(normalize_hindi(w) for w in words.split())
+
+
+# question words -> their English reading (the first one found leads the reading)
+QWORD = {normalize_hindi(k): v for k, v in {
+    "क्या": "what", "क्यों": "why", "कैसे": "how", "कब": "when", "कितने": "how many", "कितना": "how much",
+    "कितनी": "how many", "कौन": "which", "कौनसा": "which", "कौनसी": "which", "कौनसे": "which", "कहाँ": "where",
+    "किसे": "what", "किसने": "who", "किस": "which", "किन": "which", "किसको": "whom", "किसका": "whose",
+    "किसकी": "whose", "किसके": "whose",
+}.items()}
+# request verbs: the question asks to explain or tell ("... बताइए", "समझाइए")
+REQUEST = _table("बताइए बताइये बताओ बताएँ बताएं बताये समझाइए समझाइये समझाओ लिखिए लिखिये लिखो कीजिए कीजिये दीजिए")
+# function words dropped from the reading: postpositions, pronouns, auxiliaries, light verbs, conjunctions, particles
+FUNCTION = _table("""
+है हैं था थे थी थीं का की के में से को पर और या तो भी ही यह वह ये वे इस उस इसे उसे इसका उसका इसकी उसकी इसके
+उसके इन उन इनके उनके इनका उनका इनकी उनकी इन्हें उन्हें होता होती होते होने हो होना होगा होगी होंगे हुआ हुई हुए
+जाता जाती जाते जाना जाने जा जाए जाएं कहते कहा कहलाता कहलाती कहलाते रहा रही रहे रहें कर करके करते करती करता करना
+करने करें किया किए किये गया गई गए गये एक कुछ सा सी से लिए लिये वाला वाली वाले ने तक जब तब अपने अपनी अपना हम आप
+सकता सकती सकते तथा एवं व कि जो जिस जिसे जिन जिनके कोई किसी सभी सब आदि अथवा यदि द्वारा
+""")
+
+
+# ------------------------------------------------------------------------------------------ the dictionary
+
+@dataclass(frozen=True)
+class Entry:
+    """One dictd article: the English headword, its part of speech, and each numbered sense's Hindi phrases."""
+
+    headword: str
+    pos: str
+    senses: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Dictionary:
+    """The inverted dictionary: a Hindi phrase (`normalize_hindi` form, words joined by one space) -> its English
+    headwords, the one that lists the phrase earliest first; `longest`: the most words any Hindi phrase has;
+    `headwords`: how many English headwords the file has."""
+
+    english: dict[str, tuple[str, ...]]
+    longest: int
+    headwords: int
+
+
+_HEAD = re.compile(r"^(\S.*?) /[^/]*/\s*(?:<([^>]*)>)?\s*$")
+_SENSE = re.compile(r"^(\d+)\.\s*(.*)$")
+_NOTE = re.compile(r"\{[^{}]*[})]|\([^()]*\)|\[[^\[\]]*\]")  # {usage notes}, (glosses) and [alternative endings]
+_DEVANAGARI_ONLY = re.compile("[\u0900-\u097f ]+")
+
+
+def parse_dictd(text: str) -> list[Entry]:
+    """The articles of a dictd text: a headword line ("refraction /ɹɪfɹˈakʃən/ <N>"), numbered senses ("1. अपवर्तन",
+    several phrases split by commas, words of one phrase joined by `~`) and indented example sentences in quotes,
+    which are skipped; so are the database's own 00-database articles and anything before the first headword."""
+    entries: list[Entry] = []
+    head: tuple[str, str] | None = None
+    senses: list[tuple[str, ...]] = []
+
+    def close() -> None:
+        if head is not None and not head[0].startswith("00-database"):
+            entries.append(Entry(head[0], head[1], tuple(senses)))
+
+    for line in text.splitlines():
+        if not line.strip() or line[0].isspace() or line.lstrip().startswith('"'):
+            continue  # example sentences (indented, quoted) and their stray closing quotes
+        m = _HEAD.match(line)
+        if m:
+            close()
+            head, senses = (m.group(1).strip(), (m.group(2) or "").strip()), []
+            continue
+        s = _SENSE.match(line)
+        if s and head is not None:
+            senses.append(_phrases(s.group(2)))
+    close()
+    return entries
+
+
+def _phrases(sense: str) -> tuple[str, ...]:
+    """The Hindi phrases of one sense, each in `normalize_hindi` form: notes and alternatives removed, split at
+    commas, semicolons and slashes; a phrase with anything but Devanagari in it (a Latin gloss, a '?') is left out."""
+    out = []
+    for part in re.split(r"[,;/]", _NOTE.sub(" ", sense)):
+        part = re.sub(r"[~_\-]", " ", part).strip(" .!?:'‘’")
+        if part and _DEVANAGARI_ONLY.fullmatch(part) and "?" not in part:
+            phrase = normalize_hindi(part)
+            if phrase:
+                out.append(phrase)
+    return tuple(out)
+
+
+def invert(entries: list[Entry]) -> Dictionary:
+    """Hindi phrase -> English headwords, each list ordered by (sense number, place of the phrase in its sense,
+    order of the article in the file): the headword that offers the phrase first comes first."""
+    ranked: dict[str, list[tuple[int, int, int, str]]] = {}
+    for order, e in enumerate(entries):
+        for n, phrases in enumerate(e.senses):
+            for place, phrase in enumerate(phrases):
+                ranked.setdefault(phrase, []).append((n, place, order, e.headword))
+    english = {}
+    for phrase, cands in ranked.items():
+        seen: dict[str, None] = {}
+        for *_, word in sorted(cands):
+            seen.setdefault(word, None)
+        english[phrase] = tuple(seen)
+    longest = max((p.count(" ") + 1 for p in english), default=1)
+    return Dictionary(english, longest, len({e.headword for e in entries}))
+
+
+def dictionary_path() -> Path:
+    return Path(os.environ.get("TUTOR_HINDI_DICTIONARY") or DEBIAN_DICTIONARY)
+
+
+def dictionary_missing(path: Path | None = None) -> str | None:
+    """Why Devanagari questions cannot be read as English here (with the package to install), or None."""
+    p = path or dictionary_path()
+    return None if p.is_file() else f"the English-Hindi dictionary {p} is not installed ({INSTALL_HINT})"
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, mtime: float) -> Dictionary | None:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        log.warning("could not read the English-Hindi dictionary %s (%s): Devanagari questions about English "
+                    "chapters are asked as typed", path, e)
+        return None
+    return invert(parse_dictd(text))
+
+
+def load_dictionary(path: Path | None = None) -> Dictionary | None:
+    """The inverted dictionary (parsed once per file version: about a second), or None where it is not installed
+    (said once in the log; the tutor then asks Devanagari questions as typed, as before the dictionary)."""
+    p = path or dictionary_path()
+    why = dictionary_missing(p)
+    if why is not None:
+        _warn_missing(why)
+        return None
+    return _load(str(p), p.stat().st_mtime)
+
+
+@lru_cache(maxsize=4)
+def _warn_missing(why: str) -> None:
+    log.warning("%s: Devanagari questions about English chapters are asked as typed", why)
+
+
+# ------------------------------------------------------------------------------------------ romanisation
+
+_CONSONANTS = dict(zip(
+    "कखगघङचछजझञटठडढणतथदधनपफबभमयरलवशषसह",
+    "k kh g gh n ch chh j jh n t th d dh n t th d dh n p ph b bh m y r l v sh sh s h".split()))
+_NUKTA_CONSONANTS = {"क": "q", "ख": "kh", "ग": "g", "ज": "z", "ड": "r", "ढ": "rh", "फ": "f"}
+_VOWELS = dict(zip("अआइईउऊऋएऐओऔऑऍ", "a a i i u u ri e ai o au o e".split()))
+_SIGNS = dict(zip("\u093e\u093f\u0940\u0941\u0942\u0943\u0947\u0948\u094b\u094c\u0949\u0945",
+                  "a i i u u ri e ai o au o e".split()))
+_VIRAMA, _NUKTA, _ANUSVARA, _VISARGA = "\u094d", "\u093c", "\u0902", "\u0903"
+
+
+def romanize(word: str) -> str:
+    """A Devanagari word in plain Latin letters as Hindi is commonly typed ("नेहरू" -> "nehru", "केरोसिन" ->
+    "kerosin"): one letter for a long and a short vowel alike, anusvara as "n" ("m" before p, b, m), and the inherent
+    vowel dropped where Hindi does not say it (schwa deletion, right to left: at the end of a word, and between a
+    vowel and a consonant that carries one). Letters outside these tables are left out."""
+    units: list[list[str]] = []  # per syllable: [consonant letters, vowel letters, whether the vowel is inherent]
+    w = normalize_hindi(word)
+    i = 0
+    while i < len(w):
+        ch = w[i]
+        if ch in _CONSONANTS:
+            nukta = i + 1 < len(w) and w[i + 1] == _NUKTA
+            cons = _NUKTA_CONSONANTS.get(ch, _CONSONANTS[ch]) if nukta else _CONSONANTS[ch]
+            i += 2 if nukta else 1
+            if i < len(w) and w[i] == _VIRAMA:
+                units.append([cons, "", ""])
+                i += 1
+            elif i < len(w) and w[i] in _SIGNS:
+                units.append([cons, _SIGNS[w[i]], ""])
+                i += 1
+            else:
+                units.append([cons, "a", "inherent"])
+            continue
+        if ch in _VOWELS:
+            units.append(["", _VOWELS[ch], ""])
+        elif ch in (_ANUSVARA, _VISARGA) and units:
+            units[-1][1] += "\u0902" if ch == _ANUSVARA else "h"
+            units[-1][2] = ""  # a nasalised or aspirated inherent vowel is said
+        i += 1
+    for k in range(len(units) - 1, 0, -1):
+        if not units[k][2]:
+            continue
+        final = k == len(units) - 1
+        between = (not final and units[k - 1][1] != "" and units[k + 1][0] != "" and units[k + 1][1] != "")
+        if final or between:
+            units[k][1] = ""
+    out = []
+    for k, (cons, vowel, _) in enumerate(units):
+        nxt = units[k + 1][0] if k + 1 < len(units) else ""
+        out.append(cons + vowel.replace("\u0902", "m" if nxt[:1] in ("p", "b", "m") else "n"))
+    return "".join(out)
+
+
+# ------------------------------------------------------------------------------------------ the reading
+
+_TOKEN = re.compile(r"[\u0900-\u0963\u0971-\u097f]+|[A-Za-z][A-Za-z0-9'’-]*|\d+(?:[.,]\d+)*")
+_DEV = re.compile("[\u0900-\u097f]")
+
+# Hindi inflections back to the form a dictionary lists (the endings of Hindi grammar: plural and oblique nouns, verb
+# participles and the conjunctive -कर), tried in this order when the word as typed has no entry
+_LEMMA = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (
+    ("ियों", "ी"), ("ियां", "ी"), ("ाओं", "ा"), ("ाएं", "ा"), ("ुओं", "ु"), ("ुएं", "ु"), ("ओं", ""), ("ओं", "ा"),
+    ("ों", ""), ("ों", "ा"), ("ें", ""), ("ें", "ा"), ("े", "ा"), ("ाया", "ाना"), ("ाई", "ाना"), ("ाए", "ाना"),
+    ("ाते", "ाना"), ("ाती", "ाना"), ("ाता", "ाना"), ("ता", "ना"), ("ती", "ना"), ("ते", "ना"), ("कर", "ना"),
+    ("ने", "ना"), ("ा", "ना"), ("ी", "ना"), ("े", "ना"), ("ी", ""), ("ा", ""), ("े", ""),
+)]
+
+
+def lemmas(word: str) -> list[str]:
+    """The forms a dictionary may list an inflected Hindi word under (`normalize_hindi` form), most likely first:
+    "अम्लों" -> "अम्ल", "अम्ला"; "बनाया" -> "बनाना"; a stem keeps at least two letters."""
+    out: list[str] = []
+    for suffix, ending in _LEMMA:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+            form = word[: len(word) - len(suffix)] + ending
+            if form not in out:
+                out.append(form)
+    return out
+
+
+class ShelfVocabulary:
+    """A shelf's words as `english_reading` asks after them: `"state" in ShelfVocabulary(stats)` when the shelf uses
+    the word's stem (tutor.text.terms.TermStats, which the Library computes once per shelf version)."""
+
+    def __init__(self, stats: TermStats):
+        self.stats = stats
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and self.stats.known(stem(word.lower()))
+
+
+def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule: str = DEFAULT_CHOICE) -> str:
+    """One of a Hindi phrase's English headwords (best listed first) by `rule` (see CHOICE_RULES)."""
+    if rule == "shelf" and vocabulary is not None:
+        for c in candidates:
+            if all(w in vocabulary for w in c.lower().split()):
+                return c
+    return candidates[0]
+
+
+def english_reading(question: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
+                    rule: str = DEFAULT_CHOICE, inflect: bool = True) -> str:
+    """The Devanagari question as an English shelf can read it ("" where the dictionary is not installed).
+
+    The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
+    at each place the longest Hindi phrase the dictionary has becomes one of its English headwords (`rule` chooses
+    among several, `vocabulary` holding the shelf's words); a word without an entry is looked up by its uninflected
+    forms (`inflect`); function words are dropped; Latin-letter tokens and numbers stay as typed; a Hindi word the
+    dictionary lacks stays too, in Latin letters (`romanize`): a word the English shelf does not use, which the gate
+    counts as unknown. Latin letters and not Devanagari because a reading that kept 30% of its letters in Devanagari
+    would be Hindi by script (tutor/text/language.py), and the gate's term checks and the English-only reader would
+    not read it at all."""
+    if rule not in CHOICE_RULES:
+        raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
+    d = dictionary or load_dictionary()
+    if d is None:
+        return ""
+    typed = [t for t in _TOKEN.findall(ascii_digits(question)) if not _DEV.match(t) or normalize_hindi(t)]
+    toks = [(normalize_hindi(t) if _DEV.match(t) else t) for t in typed]
+    lead, kept = "", []
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if not _DEV.match(t):
+            kept.append(t)
+            i += 1
+            continue
+        if t in QWORD:
+            gloss = QWORD[t]
+            if not lead:
+                lead = gloss
+            elif gloss != lead and gloss not in kept:
+                kept.append(gloss)  # a second question ("... क्या है और क्यों ...") keeps its word in place
+            i += 1
+            continue
+        if t in REQUEST:
+            lead = lead or "explain"
+            i += 1
+            continue
+        n, english = _longest_phrase(toks, i, d)
+        if not english and t not in FUNCTION and inflect:
+            english = next((d.english[f] for f in lemmas(t) if f in d.english), ())
+        if english:
+            kept.append(choose(english, vocabulary, rule))
+        elif t not in FUNCTION:
+            kept.append(romanize(typed[i]))
+        i += n
+    if lead == "what":
+        lead = "what is"
+    return " ".join(([lead] if lead else []) + kept).strip()
+
+
+def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[str, ...]]:
+    """The longest run of Devanagari words from `i` that the dictionary has, as (words, headwords); a run of more
+    than one word must begin and end with a content word (a light verb or a postposition alone is not the phrase)."""
+    for n in range(min(d.longest, len(toks) - i), 0, -1):
+        run = toks[i:i + n]
+        if not all(_DEV.match(w) for w in run):
+            continue
+        if n > 1 and (run[0] in FUNCTION or run[-1] in FUNCTION):
+            continue
+        if n == 1 and run[0] in FUNCTION:
+            return 1, ()
+        got = d.english.get(" ".join(run))
+        if got:
+            return n, got
+    return 1, ()
