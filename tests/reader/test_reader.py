@@ -183,7 +183,7 @@ def test_training_is_seeded_resumable_and_exports_a_loadable_reader(tmp_path):
     assert logs[0] == "resumed at step 1/2"
     config = export(result["net"], tmp_path / "reader", {"max_length": 64})
     assert len(config["sha256"]) == 64 and config["bytes"] < 30_000_000
-    r = Reader(tmp_path / "reader")
+    r = Reader(tmp_path / "reader", engine="torch")  # (ONNX Runtime: tests/reader/test_runtime.py)
     reading, = r.read("Who founded Alpha?", ["Alpha was founded by Raja Alpha."])
     assert 0.0 <= reading.probability <= 1.0
     assert len(r.supports(["a", "b"], ["c", "d"])) == 2

@@ -245,14 +245,16 @@ def cmd_bench_reader(args: argparse.Namespace) -> int:
     qs = [q for path in args.questions for q in load_questions(path, args.limit)]
     indexes = eval_indexes(args, {q.library for q in qs})
     tutors = {name: build_tutor(lib, policy=args.policy, answerer="extractive") for name, lib in indexes.items()}
-    readers = {p: shared_reader(precision=p) for p in args.precision}
-    calls = record_calls(qs, tutors.__getitem__, readers[args.precision[0]])
+    # fp32 once per engine (ONNX Runtime, torch); int8 runs on torch only
+    readers = {(f"{p}-{e}" if p == "fp32" else p): shared_reader(precision=p, engine=e if p == "fp32" else "torch")
+               for p in args.precision for e in (args.engine if p == "fp32" else ["torch"])}
+    calls = record_calls(qs, tutors.__getitem__, next(iter(readers.values())))
     threshold = next(iter(tutors.values())).policy.min_reader_probability
     r = measure_readers(readers, calls, rounds=args.rounds, threshold=threshold)
     print(f"{r['calls']} reader calls ({r['windows_per_call']} windows each) from {len(qs)} questions, "
           f"{r['rounds']} rounds; CPU: {r['cpu']}")
     for name, m in r["readers"].items():
-        print(f"  {name:5}  p50 {m['p50_ms']:6.1f} ms  p95 {m['p95_ms']:6.1f} ms  mean {m['mean_ms']:6.1f} ms   "
+        print(f"  {name:10}  p50 {m['p50_ms']:6.1f} ms  p95 {m['p95_ms']:6.1f} ms  mean {m['mean_ms']:6.1f} ms   "
               f"best P moved {m['probability_shift_mean']:.3f} on average (max {m['probability_shift_max']:.3f}), "
               f"{m['decisions_flipped']} decision(s) flipped at {threshold}")
     if args.json_out:
@@ -345,6 +347,8 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("questions", type=Path, nargs="+")
     p.add_argument("--precision", nargs="+", choices=("fp32", "int8"), default=["fp32", "int8"],
                    help="the reader precisions to time (the first is the reference for the probability shift)")
+    p.add_argument("--engine", nargs="+", choices=("onnx", "torch"), default=["onnx", "torch"],
+                   help="what runs the fp32 reader: ONNX Runtime, torch, or both (timed side by side)")
     p.add_argument("--rounds", type=int, default=3)
     p.set_defaults(fn=cmd_bench_reader)
 
