@@ -134,7 +134,7 @@ def run_one(examples, measure_on, work: Path, cfg: dict, device: str, limit: int
     res = train(examples, work / "ckpt", epochs=cfg["epochs"], lr=cfg["lr"], seed=cfg["seed"],
                 batch_size=cfg.get("batch_size", 16), device=device, checkpoint_every=10**9, log=lambda s: None)
     export(res["net"], work / "reader", {"max_length": 160, "heads": ["answer", "support", "span"]})
-    m = reader_metrics(Reader(work / "reader", device=device), measure_on)
+    m = reader_metrics(Reader(work / "reader", device=device, engine="torch"), measure_on)  # no ONNX export per run
     return {**cfg, "steps": res["steps"], "train_s": round(time.perf_counter() - t0, 1), "metrics": m}, res["net"]
 
 
@@ -214,7 +214,7 @@ def soup_of(states: list[dict], finals: list[dict], heldout, device: str) -> dic
     work = Path("/tmp/final/soup")
     export(net.eval(), work / "reader", {"max_length": 160, "heads": ["answer", "support", "span"],
                                          "soup_of_seeds": [f["seed"] for f in finals]})
-    m = reader_metrics(Reader(work / "reader", device=device), heldout)
+    m = reader_metrics(Reader(work / "reader", device=device, engine="torch"), heldout)
     by = m["qa"]["by_source"]
     print(f"soup of seeds {[f['seed'] for f in finals]}: held-out AUC squad "
           f"{by.get('squad', {}).get('auc')} ncert {by.get('ncert', {}).get('auc')} "
