@@ -234,6 +234,8 @@ class Reader:
         if self.precision == "fp32" and self.device == "cpu" and reader_engine(engine) == "onnx":
             example = collate(encode_pairs(self.tok, ["What is it?"] * 2, ["A short passage.", "Another one here."]))
             self.onnx = onnx_net(self.net, example[:3], digest, d, threads)
+            if self.onnx is not None:
+                self.net = None  # the session holds its own copy of the weights: not two per process
         self.engine = "onnx" if self.onnx is not None else "torch"
         # students asking at once are read first come first served (tutor/batching.py), one question a pass
         self._batcher: Combiner = Combiner(self._forward, max_rows=BATCH_ROWS)
