@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tutor.errors import DatabaseSetupError
+from tutor.errors import DatabaseSetupError, TutorError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_LIBRARY = PROJECT_ROOT / "data" / "sample" / "library"
@@ -36,6 +36,15 @@ def setup_offline() -> None:
             nltk.data.path.insert(0, str(nltk_dir))
     except ImportError:  # pragma: no cover
         pass
+
+
+def choice(what: str, value: str | None, env: str, default: str, choices: tuple[str, ...]) -> str:
+    """`value`, else `$env`, else `default`, lower-cased, refused by name (and by the variable that sets it) when it
+    is not one of `choices`: e.g. `choice("reader engine", None, "TUTOR_READER_ENGINE", "onnx", ("onnx", "torch"))`."""
+    v = (value or os.environ.get(env) or default).strip().lower()
+    if v not in choices:
+        raise TutorError(f"{what} {v!r} is not one of {', '.join(choices)} ({env})")
+    return v
 
 
 def data_dir() -> Path:
