@@ -117,6 +117,13 @@ def validation_groups(train) -> set[str]:
     return {squad[0]} | ncert  # the held-out two are not among the training articles: the smallest left is third
 
 
+def figures(metrics: dict) -> str:
+    """One line of a reader's window AUCs (SQuAD, NCERT, claims) and span exact match."""
+    by = metrics["qa"]["by_source"]
+    return (f"AUC squad {by.get('squad', {}).get('auc')} ncert {by.get('ncert', {}).get('auc')} "
+            f"claims {metrics['claim']['auc']} span EM {metrics['qa'].get('span_exact_match')}")
+
+
 def score(metrics: dict) -> float:
     by = metrics["qa"]["by_source"]
     return round(((by.get("squad", {}).get("auc") or 0) + (by.get("ncert", {}).get("auc") or 0)) / 2, 4)
@@ -161,10 +168,8 @@ def sweep(packed: Path, out: Path, device: str, grid: dict) -> None:
         rows.append(r)
         log.write(json.dumps(r) + "\n")
         log.flush()
-        print(f"{name} ep {epochs} lr {lr} seed {seed}: validation AUC squad "
-              f"{r['metrics']['qa']['by_source'].get('squad', {}).get('auc')} ncert "
-              f"{r['metrics']['qa']['by_source'].get('ncert', {}).get('auc')} claims {r['metrics']['claim']['auc']} "
-              f"({r['train_s']} s)", flush=True)
+        print(f"{name} ep {epochs} lr {lr} seed {seed}: validation {figures(r['metrics'])} ({r['train_s']} s)",
+              flush=True)
     # the best configuration by mean validation score over its seeds (or the one a earlier sweep chose, "chosen"),
     # trained on every training group
     by_cfg: dict[tuple, list[float]] = {}
@@ -185,10 +190,7 @@ def sweep(packed: Path, out: Path, device: str, grid: dict) -> None:
         finals.append(r)
         nets.append({k: v.detach().float().clone() for k, v in net.state_dict().items()})
         log.write(json.dumps({"final": True, **r}) + "\n")
-        print(f"final seed {seed}: held-out AUC squad {r['metrics']['qa']['by_source'].get('squad', {}).get('auc')} "
-              f"ncert {r['metrics']['qa']['by_source'].get('ncert', {}).get('auc')} "
-              f"claims {r['metrics']['claim']['auc']} span EM {r['metrics']['qa'].get('span_exact_match')}",
-              flush=True)
+        print(f"final seed {seed}: held-out {figures(r['metrics'])}", flush=True)
     chosen_dir = Path("/tmp/final") / str(finals[0]["seed"]) / "reader"
     soup = None
     if grid.get("soup") and len(nets) > 1:
@@ -215,10 +217,7 @@ def soup_of(states: list[dict], finals: list[dict], heldout, device: str) -> dic
     export(net.eval(), work / "reader", {"max_length": 160, "heads": ["answer", "support", "span"],
                                          "soup_of_seeds": [f["seed"] for f in finals]})
     m = reader_metrics(Reader(work / "reader", device=device, engine="torch"), heldout)
-    by = m["qa"]["by_source"]
-    print(f"soup of seeds {[f['seed'] for f in finals]}: held-out AUC squad "
-          f"{by.get('squad', {}).get('auc')} ncert {by.get('ncert', {}).get('auc')} "
-          f"claims {m['claim']['auc']} span EM {m['qa'].get('span_exact_match')}", flush=True)
+    print(f"soup of seeds {[f['seed'] for f in finals]}: held-out {figures(m)}", flush=True)
     return {"seeds": [f["seed"] for f in finals], "metrics": m}
 
 
