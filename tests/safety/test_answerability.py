@@ -92,6 +92,18 @@ def test_reader_passes_an_answering_window_and_finds_the_sentence_of_its_span():
     assert len(reader.read_calls) == 1 and len(reader.read_calls[0][1]) <= p.reader_windows
 
 
+def test_reader_records_the_best_probability_of_its_first_k_windows():
+    # the answering sentence is not in the first window read: calibration must see that one window would refuse
+    decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)], reader_windows=3)
+    wins = windows(decision.candidates, 3)
+    at = next(i for i, w in enumerate(wins) if "Mirrors" in w.text)
+    assert at > 0, "the test needs a later window that alone holds the needle"
+    out, _ = read_decision(FakeReader(needle="Mirrors", p=0.9, other=0.1), "What is it?", decision, p)
+    assert [out.values[f"reader_p{k}"] for k in range(1, len(wins) + 1)] == [
+        0.9 if k > at else pytest.approx(0.1) for k in range(1, len(wins) + 1)]
+    assert out.values["reader_p"] == pytest.approx(0.9)
+
+
 def test_reader_is_not_applied_to_a_hindi_question():
     decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
     reader = FakeReader(needle="nowhere")
@@ -171,6 +183,18 @@ def test_calibration_reads_the_reader_probability():
     assert accepts(g, policy(min_reader_probability=0.2))
     assert accepts(g, policy(min_reader_probability=0.5, reader=False))
     assert accepts({**g, "reader_p": 1.0}, policy(min_reader_probability=0.9))  # not read: no constraint
+
+
+def test_calibration_reads_as_many_windows_as_the_policy_reads():
+    g = {"best": 0.8, "unknown": 0.0, "term_coverage": 1.0, "answerability": 1.0, "numbers_ok": 1.0, "mean": 0.8,
+         "polarity_ok": 1.0, "definition": 0.0, "type_ok": 1.0, "names_ok": 1.0, "reader_p": 0.7,
+         "reader_p1": 0.1, "reader_p2": 0.1, "reader_p3": 0.7}
+    assert not accepts(g, policy(min_reader_probability=0.5, reader_windows=1))
+    assert not accepts(g, policy(min_reader_probability=0.5, reader_windows=2))
+    assert accepts(g, policy(min_reader_probability=0.5, reader_windows=3))
+    # a record made before the windows were recorded reads as all of them
+    old = {k: v for k, v in g.items() if not k.startswith("reader_p") or k == "reader_p"}
+    assert accepts(old, policy(min_reader_probability=0.5, reader_windows=1))
 
 
 def test_policy_rejects_impossible_reader_settings():

@@ -8,6 +8,8 @@ from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from tutor.evaluation.evaluate import judge
 from tutor.evaluation.questions import Question
 from tutor.policy import Policy
@@ -18,7 +20,10 @@ if TYPE_CHECKING:
 
 
 CALIBRATED = ("min_confidence", "unknown_term_penalty", "min_term_coverage", "min_sentence_coverage",
-              "min_reader_probability")
+              "min_reader_probability", "reader_windows")
+# the most evidence windows the reader reads while the gate is recorded: the grid's `reader_windows` choose among the
+# first 1..READ_WINDOWS of them (their best P each: reader_p1, reader_p2, ... in the gate's values)
+READ_WINDOWS = 3
 
 
 def gate_values(ans: TutorAnswer) -> dict[str, float]:
@@ -30,7 +35,9 @@ def gate_values(ans: TutorAnswer) -> dict[str, float]:
             "definition": m.get("definition", 0.0),
             "type_ok": m.get("type_ok", 1.0), "names_ok": m.get("names_ok", 1.0),
             # the reader's P(answers); 1.0 where it did not read (no reader, or not English): no constraint
-            "reader_p": m.get("reader_p", 1.0)}
+            "reader_p": m.get("reader_p", 1.0),
+            # the best P among its first k windows (fewer windows found: all of them)
+            **{f"reader_p{k}": m.get(f"reader_p{k}", m.get("reader_p", 1.0)) for k in range(1, READ_WINDOWS + 1)}}
 
 
 def permissive(policy: Policy) -> Policy:
@@ -38,36 +45,85 @@ def permissive(policy: Policy) -> Policy:
     opened = dict(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
                   min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
                   require_negation_match=False, require_answer_type=False, require_names=False,
-                  min_reader_probability=0.0)
+                  min_reader_probability=0.0, reader_windows=max(policy.reader_windows, READ_WINDOWS))
     # a model's own settings (policy.for_model) must not close again what is opened here
     models = {m: {**over, **opened} for m, over in policy.models.items()}
     return policy.with_values(**opened, models=models)
 
 
+# each gate value and what it is taken to be where a record lacks it (records of older runs)
+_DEFAULTS = {"best": -1.0, "unknown": 0.0, "term_coverage": 0.0, "answerability": 0.0, "numbers_ok": 1.0,
+             "mean": -1.0, "polarity_ok": 1.0, "definition": 0.0, "type_ok": 1.0, "names_ok": 1.0, "reader_p": 1.0}
+
+
+def columns(gates: list[dict[str, float]]) -> dict[str, np.ndarray]:
+    """The recorded gate values as one array per value (the policy search reads every record at once)."""
+    cols = {k: np.array([g.get(k, d) for g in gates], dtype=float) for k, d in _DEFAULTS.items()}
+    for k in range(1, READ_WINDOWS + 1):
+        cols[f"reader_p{k}"] = np.array([g.get(f"reader_p{k}", g.get("reader_p", 1.0)) for g in gates], dtype=float)
+    return cols
+
+
+def accepted(c: dict[str, np.ndarray], policy: Policy) -> np.ndarray:
+    """Which of the recorded questions (`columns`) the gate with `policy`'s thresholds lets through."""
+    definition = c["definition"] >= 1
+    confident = (c["best"] - policy.unknown_term_penalty * c["unknown"] >= policy.min_confidence) | (
+        policy.accept_definitions & definition)
+    ok = (confident & ((c["best"] >= policy.offtopic_max_score) | definition)
+          & ((c["mean"] >= policy.min_mean_confidence) | definition)
+          & (c["term_coverage"] >= policy.min_term_coverage) & (c["answerability"] >= policy.min_sentence_coverage))
+    for flag, value in ((policy.require_question_numbers, "numbers_ok"), (policy.require_negation_match, "polarity_ok"),
+                        (policy.require_answer_type, "type_ok"), (policy.require_names, "names_ok")):
+        if flag:
+            ok &= c[value] >= 1
+    if policy.reader:
+        ok &= c.get(f"reader_p{policy.reader_windows}", c["reader_p"]) >= policy.min_reader_probability
+    return ok
+
+
 def accepts(g: dict[str, float], policy: Policy) -> bool:
-    confident = g["best"] - policy.unknown_term_penalty * g["unknown"] >= policy.min_confidence or (
-        policy.accept_definitions and g.get("definition", 0.0) >= 1)
-    definition = g.get("definition", 0.0) >= 1
-    return (confident and (g["best"] >= policy.offtopic_max_score or definition)
-            and (g["mean"] >= policy.min_mean_confidence or definition)
-            and g["term_coverage"] >= policy.min_term_coverage and g["answerability"] >= policy.min_sentence_coverage
-            and (g["numbers_ok"] >= 1 or not policy.require_question_numbers)
-            and (g["polarity_ok"] >= 1 or not policy.require_negation_match)
-            and (g.get("type_ok", 1.0) >= 1 or not policy.require_answer_type)
-            and (g.get("names_ok", 1.0) >= 1 or not policy.require_names)
-            and (not policy.reader or g.get("reader_p", 1.0) >= policy.min_reader_probability))
+    """Whether the gate with `policy`'s thresholds lets one recorded question through."""
+    return bool(accepted(columns([g]), policy)[0])
+
+
+@dataclass(frozen=True)
+class _Outcomes:
+    """The records of one file as arrays: gate values, and which are refusals the answer checks let through and
+    answerable questions that would be covered."""
+
+    cols: dict[str, np.ndarray]
+    false_if_accepted: np.ndarray
+    covered_if_accepted: np.ndarray
+    refusals: int
+    answerable: int
+
+    @classmethod
+    def of(cls, records: list[dict[str, Any]]) -> _Outcomes:
+        ref = np.array([r["expect"] == "refuse" for r in records], dtype=bool)
+        ans = np.array([r["expect"] == "answer" for r in records], dtype=bool)
+        passes = np.array([bool(r["passes_checks"]) for r in records], dtype=bool)
+        covered = np.array([bool(r["covered_if_answered"]) for r in records], dtype=bool)
+        return cls(columns([r["gate"] for r in records]), ref & passes, ans & covered, int(ref.sum()), int(ans.sum()))
+
+    def rates(self, policy: Policy) -> tuple[float, float]:
+        """False acceptance and coverage under `policy`."""
+        acc = accepted(self.cols, policy)
+        return (int((acc & self.false_if_accepted).sum()) / max(1, self.refusals),
+                int((acc & self.covered_if_accepted).sum()) / max(1, self.answerable))
+
+
+def rates(records: list[dict[str, Any]], policy: Policy) -> tuple[float, float]:
+    """False acceptance and coverage of `records` under `policy`."""
+    return _Outcomes.of(records).rates(policy)
 
 
 def trade_off(records: list[dict[str, Any]], base: Policy, grid: dict[str, list[float]]) -> list[dict[str, Any]]:
     """False acceptance and coverage of every policy in the grid, from recorded gate values."""
-    ans = [r for r in records if r["expect"] == "answer"]
-    ref = [r for r in records if r["expect"] == "refuse"]
+    outcomes = _Outcomes.of(records)
     out = []
     names = list(grid)
     for combo in product(*(grid[n] for n in names)):
-        pol = base.with_values(**dict(zip(names, combo)))
-        fa = sum(accepts(r["gate"], pol) and r["passes_checks"] for r in ref) / max(1, len(ref))
-        cov = sum(accepts(r["gate"], pol) and r["covered_if_answered"] for r in ans) / max(1, len(ans))
+        fa, cov = outcomes.rates(base.with_values(**dict(zip(names, combo))))
         out.append({**dict(zip(names, combo)), "false_acceptance_rate": round(fa, 4), "coverage": round(cov, 4)})
     return out
 
@@ -147,13 +203,10 @@ def ablation_report(records: list[dict[str, Any]], policy: Policy, grid: dict[st
                     target_fa: float = 0.02) -> list[dict[str, Any]]:
     """What each cue still buys with all the others on: FA and coverage at the policy with that one cue off, and
     the best coverage any threshold gives at the FA target without it (beside the full policy's)."""
-    ans = [r for r in records if r["expect"] == "answer"]
-    ref = [r for r in records if r["expect"] == "refuse"]
     rows = []
     for name, off in [("all on", {})] + CUES:
         pol = policy.with_values(**off)
-        fa = sum(accepts(r["gate"], pol) and r["passes_checks"] for r in ref) / max(1, len(ref))
-        cov = sum(accepts(r["gate"], pol) and r["covered_if_answered"] for r in ans) / max(1, len(ans))
+        fa, cov = rates(records, pol)
         sub = {k: (v if k not in off else [off[k]]) for k, v in grid.items()}
         at_t = recommend(trade_off(records, pol, sub), target_fa)
         rows.append({"without": name, "false_acceptance_rate": round(fa, 4), "coverage": round(cov, 4),
@@ -177,10 +230,7 @@ def ideas_report(records: list[dict[str, Any]], policy: Policy, grid: dict[str, 
     rows = []
     for name, off in IDEAS:
         pol = policy.with_values(**off)
-        ans = [r for r in records if r["expect"] == "answer"]
-        ref = [r for r in records if r["expect"] == "refuse"]
-        fa = sum(accepts(r["gate"], pol) and r["passes_checks"] for r in ref) / max(1, len(ref))
-        cov = sum(accepts(r["gate"], pol) and r["covered_if_answered"] for r in ans) / max(1, len(ans))
+        fa, cov = rates(records, pol)
         sub = {k: (v if k not in off else [off[k]]) for k, v in grid.items()}
         curve = trade_off(records, pol, sub)
         at_t = recommend(curve, target_fa)
@@ -202,7 +252,8 @@ GRID: dict[str, list[float]] = {
     "unknown_term_penalty": [0.0, 0.2, 0.3, 0.5],
     "min_term_coverage": [0.0, 0.1, 0.2, 0.3],
     "min_sentence_coverage": [0.0, 0.15, 0.25, 0.35],
-    "min_reader_probability": [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+    "min_reader_probability": [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+    "reader_windows": list(range(1, READ_WINDOWS + 1)),
 }
 
 

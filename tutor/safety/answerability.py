@@ -113,7 +113,11 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
               + (f"; answer span: {best.span!r}" if best.span else "; no answer span"))
     check = Check("reader", "gate", ok, best.probability, policy.min_reader_probability, detail,
                   Reason.READER_NOT_ANSWERABLE)
-    values = {**decision.values, "reader_p": best.probability}
+    # and the best P among the first k windows, for each k read: calibration chooses how many windows to read
+    # (tutor/evaluation/calibrate.py) from one run that read them all
+    values = {**decision.values, "reader_p": best.probability,
+              **{f"reader_p{k}": round(max(r.probability for r in readings[:k]), 4)
+                 for k in range(1, len(readings) + 1)}}
     if ok or not decision.passed:
         return replace(decision, checks=decision.checks + (check,), values=values), best
     return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
