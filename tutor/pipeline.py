@@ -35,7 +35,7 @@ from tutor.safety.gate import GateDecision, decide
 from tutor.store.shelf import Shelf, ShelfKey
 from tutor.text import hindi_english
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
-from tutor.text.language import HINDI, detect_language
+from tutor.text.language import HINDI, detect_language, unread_script
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -125,6 +125,12 @@ class Tutor:
                                 Reason.QUESTION_TOO_LONG, timer,
                                 notes=(f"the question had {len(question):,} characters; the limit is "
                                        f"{p.max_question_chars:,} (max_question_chars)",))
+            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
+        script = unread_script(question)
+        if script:  # before any embedding: a Tamil or Urdu question would only be matched by accident, and wrongly
+            ans = self._refusal(question, klass, subject, mode, Reason.UNREAD_LANGUAGE, timer,
+                                notes=(f"the question is written in {script} script; the tutor reads English and "
+                                       "Hindi (Devanagari or Latin letters)",))
             return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
         if selected is not None and len(selected.text) > p.max_passage_chars:
             ans = self._refusal(question, klass, subject, mode, Reason.PASSAGE_TOO_LONG, timer,

@@ -158,6 +158,13 @@ class Reason(StrEnum):
         ("उत्तर में ऐसा पाठ दोहराया गया जो पढ़ाने के बजाय कंप्यूटर को आदेश देता है, इसलिए मैं उसे नहीं "
          "दिखाऊँगा।"),
     )
+    UNREAD_LANGUAGE = (
+        "unread_language", "Language not read",
+        ("I can read questions in English and Hindi only (Hindi in Devanagari or in English letters), so I cannot "
+         "tell what your textbook says about this one. Please ask it in English or Hindi."),
+        ("मैं केवल अंग्रेज़ी और हिंदी (देवनागरी या अंग्रेज़ी अक्षरों में) के प्रश्न पढ़ सकता हूँ, इसलिए यह प्रश्न नहीं पढ़"
+         " सका। कृपया इसे अंग्रेज़ी या हिंदी में पूछिए।"),
+    )
     # limits and damage (tutor.policy limits; a shelf whose files fail their checksums)
     QUESTION_TOO_LONG = (
         "question_too_long", "Question too long",
@@ -200,13 +207,15 @@ class Reason(StrEnum):
     def is_coverage_gap(self) -> bool:
         """A refusal that points at something missing from the shelf, not at the question's form or a fault.
 
-        Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors and missing
-        shelves (and answered rows, which are not refusals).
+        Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors, missing
+        shelves and questions in a script the tutor cannot read (and answered rows, which are not refusals).
         """
         return self not in _NOT_COVERAGE_GAPS
 
 
-_NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF})
+# a question the tutor cannot read (its script) says nothing about what the book lacks
+_NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
+                                Reason.UNREAD_LANGUAGE})
 
 
 class Tier(StrEnum):
