@@ -36,7 +36,13 @@ llm: $(LLM_STAMP) $(QWEN)
 sample-index: $(STAMP)
 	test -f $(INDEX)/class-10/science/CURRENT || $(BIN)/python -m tutor --index-dir $(INDEX) ingest $(SAMPLE) --quiet
 
-run: sample-index ocr-deps dict-deps
+# the reader on ONNX Runtime, exported once per weights file (about 20 s; named by the weights' sha256, see
+# tutor/reader/runtime.py) here rather than behind the app's "Getting the tutor ready" on its first start
+READER_ONNX := data/models/reader/reader-$(shell $(PY) -c "import json; print(json.load(open('data/models/reader/reader.json'))['sha256'][:16])").onnx
+$(READER_ONNX): | $(STAMP)
+	$(BIN)/python -c "from tutor.reader.model import shared_reader; print('answerability reader on', shared_reader().engine)"
+
+run: sample-index $(READER_ONNX) ocr-deps dict-deps
 	$(BIN)/streamlit run app.py
 
 # Chromium and its driver for the browser test (Debian packages; root on these machines)
