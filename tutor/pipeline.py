@@ -32,10 +32,11 @@ from tutor.safety.checks import (
     verdict,
 )
 from tutor.safety.gate import GateDecision, decide
+from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
 from tutor.text import hindi_english
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
-from tutor.text.language import HINDI, detect_language, unread_script
+from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -120,23 +121,11 @@ class Tutor:
         if selected is not None:
             selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
                                valid_text(selected.file or ""), selected.page)
-        if len(question) > p.max_question_chars:  # before any embedding: a huge question costs nothing
-            ans = self._refusal(_cut(question, p.max_question_chars), klass, subject, mode,
-                                Reason.QUESTION_TOO_LONG, timer,
-                                notes=(f"the question had {len(question):,} characters; the limit is "
-                                       f"{p.max_question_chars:,} (max_question_chars)",))
-            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
-        script = unread_script(question)
-        if script:  # before any embedding: a Tamil or Urdu question would only be matched by accident, and wrongly
-            ans = self._refusal(question, klass, subject, mode, Reason.UNREAD_LANGUAGE, timer,
-                                notes=(f"the question is written in {script} script; the tutor reads English and "
-                                       "Hindi (Devanagari or Latin letters)",))
-            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars) if selected else None)
-        if selected is not None and len(selected.text) > p.max_passage_chars:
-            ans = self._refusal(question, klass, subject, mode, Reason.PASSAGE_TOO_LONG, timer,
-                                notes=(f"the passage had {len(selected.text):,} characters; the limit is "
-                                       f"{p.max_passage_chars:,} (max_passage_chars)",))
-            return self._log(ans, timer, _cut(selected.text, p.max_passage_chars))
+        refused = input_refusal(question, selected.text if selected is not None else None, p)  # before any embedding
+        if refused is not None:
+            ans = self._refusal(cut(question, p.max_question_chars), klass, subject, mode, refused[0], timer,
+                                notes=(refused[1],))
+            return self._log(ans, timer, cut(selected.text, p.max_passage_chars) if selected else None)
         res = Resolution(question, question, False)
         try:
             if not question:
@@ -397,10 +386,3 @@ class Tutor:
             return on_page(self.library.shelf(klass, subject).chunks, passage)
         except (ShelfNotFound, ShelfDamaged):
             return False
-
-
-def _cut(text: str, n: int) -> str:
-    """The first n characters of an over-long text, marked as cut: what is logged and shown back, never the whole."""
-    return text if len(text) <= n else text[:n] + "…"
-
-
