@@ -22,6 +22,7 @@ def test_a_question_mostly_in_another_script_is_named(question, script):
 @pytest.mark.parametrize("question", [
     "What is photosynthesis?", "प्रकाश संश्लेषण क्या है?", "photosynthesis kya hai", "pH क्या है?",
     "What does λ stand for in the lens formula?", "What is the unit of resistance (Ω)?", "", "   ", "1 + 2 = ?",
+    "Find 𝑥 if 𝑥𝑦 = 3𝑥 and 𝑦 = 3", "Δ = λ/μ?", "Cafe\u0301 au lait kya hai", "ＷＨＡＴ is pH?",
 ])
 def test_english_hindi_and_hinglish_are_read(question):
     assert unread_script(question) is None

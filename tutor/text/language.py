@@ -13,6 +13,9 @@ HINDI, ENGLISH = "hi", "en"
 LANGUAGES = (ENGLISH, HINDI)
 HINDI_SHARE = 0.3
 READ_SCRIPTS = frozenset({"LATIN", "DEVANAGARI"})  # the scripts of English, Hindi and Hinglish
+# letters that say nothing of the language: symbols of science and mathematics (λ, Ω, 𝑥 pasted from a PDF), accents
+# kept apart from their letter, full-width Latin
+NEUTRAL_SCRIPTS = frozenset({"GREEK", "MATHEMATICAL", "COMBINING", "FULLWIDTH"})
 # Unicode's name of a script where students call it something else
 _SCRIPT_NAMES = {"ORIYA": "Odia", "CJK": "Chinese", "HANGUL": "Korean", "HIRAGANA": "Japanese", "KATAKANA": "Japanese"}
 
@@ -46,13 +49,14 @@ def script_of(ch: str) -> str:
 
 def unread_script(text: str) -> str | None:
     """The script, named for a student ("Tamil", "Bengali", "Odia"), when more than half the letters of `text` are in
-    a script other than Latin and Devanagari; None for English, Hindi, Hinglish and a text with no letters. A Greek
-    symbol in an English question ("What is λ?") leaves it English."""
+    a script other than Latin and Devanagari; None for English, Hindi, Hinglish and a text with no letters. Greek and
+    mathematical letters are not counted ("What is λ?", "Find 𝑥 if 𝑥𝑦 = 3𝑥" stay English)."""
     counts: dict[str, int] = {}
     for ch in text:
         if ch.isalpha() or unicodedata.category(ch) == "Mn":
             script = script_of(ch)
-            counts[script] = counts.get(script, 0) + 1
+            if script not in NEUTRAL_SCRIPTS:
+                counts[script] = counts.get(script, 0) + 1
     total = sum(counts.values())
     other = {k: v for k, v in counts.items() if k not in READ_SCRIPTS}
     if not total or sum(other.values()) * 2 <= total:
