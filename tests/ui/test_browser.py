@@ -241,7 +241,7 @@ def test_student_and_staff_journey(server, browser, shots):
                       and len(panel.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']")) == 2)
     assert "Decided by Retrieval gate" in panel.text and "LLM called no" in panel.text
     shots(d, "diagnostics")
-    diag.click()
+    in_view(d, diag).click()  # the panel scrolled its summary up, under the page header
 
     # a follow-up is read with the previous question ("its" = money's) and answered from the book
     followup = ask_in_chat(d, "Who issues its notes?", "Reserve Bank of India")
