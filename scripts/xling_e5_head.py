@@ -42,11 +42,10 @@ CACHE = Path("out/xling-e5-cache.npz")
 
 
 def auc(pos: list[float], neg: list[float]) -> float:
-    if not pos or not neg:
-        return float("nan")
-    a = np.array(pos + neg)
-    r = a.argsort().argsort() + 1
-    return float((r[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+    from tutor.evaluation.metrics import roc_auc
+
+    value = roc_auc(pos, neg)
+    return float("nan") if value is None else value
 
 
 def features(q: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from helpers_paths import REPO
 from tutor.evaluation.bench import QUICK, targets_report
 from tutor.evaluation.bench_queries import summary
 from tutor.evaluation.bench_scale import chapter_recall_at_k, evidence_files, recall_at_k, synthetic_shelf
-from tutor.evaluation.metrics import percentile
+from tutor.evaluation.metrics import percentile, roc_auc
 from tutor.store.faiss_index import (
     APPROXIMATE_INDEX,
     build_index,
@@ -50,6 +50,13 @@ def test_percentile_of_one_value_is_that_value_and_of_none_is_none():
     assert percentile([], 50) is None
     with pytest.raises(ValueError):
         percentile([1.0], 101)
+
+
+def test_roc_auc_is_the_share_of_positive_negative_pairs_ranked_right():
+    assert roc_auc([0.9, 0.8], [0.1, 0.2]) == 1.0
+    assert roc_auc([0.1, 0.2], [0.9, 0.8]) == 0.0
+    assert roc_auc([0.9, 0.3], [0.1, 0.5]) == 0.75  # 3 of the 4 pairs
+    assert roc_auc([], [0.1]) is None and roc_auc([0.1], []) is None
 
 
 def test_summary_gives_p50_p95_mean_and_count():

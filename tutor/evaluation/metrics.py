@@ -1,4 +1,5 @@
-"""Small counting helpers shared by the evaluation, the bench and the reader's training report: rates and percentiles.
+"""Small counting helpers shared by the evaluation, the bench and the reader's training report: rates, percentiles and
+ROC AUC.
 
 Kept apart from evaluate.py so that the reader's training (which evaluate reads for its held-out split) can use them
 without an import circle.
@@ -25,3 +26,14 @@ def percentile(values: Iterable[float], p: float) -> float | None:
     lo = math.floor(pos)
     hi = min(lo + 1, len(s) - 1)
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+
+
+def roc_auc(pos: list[float], neg: list[float]) -> float | None:
+    """ROC AUC of scores of positives against negatives by ranks (the Mann-Whitney U over both counts); None when either
+    side is empty."""
+    if not pos or not neg:
+        return None
+    import numpy as np
+
+    ranks = np.array(pos + neg).argsort().argsort() + 1
+    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))

@@ -183,16 +183,11 @@ def export(net: torch.nn.Module, out_dir: Path, config: dict[str, Any]) -> dict[
 def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> dict[str, Any]:
     """Accuracy at 0.5 and ROC AUC of the answer head on qa examples (and of the support head on claims), with
     span exact match / token F1 on positives that have a span."""
-    from tutor.evaluation.metrics import rate
+    from tutor.evaluation.metrics import rate, roc_auc
 
     def auc(pos: list[float], neg: list[float]) -> float | None:
-        if not pos or not neg:
-            return None
-        import numpy as np
-
-        allv = np.array(pos + neg)
-        ranks = allv.argsort().argsort() + 1
-        return round(float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg))), 4)
+        value = roc_auc(pos, neg)
+        return None if value is None else round(value, 4)
 
     out: dict = {}
     for task in ("qa", "claim"):
