@@ -26,18 +26,28 @@ CALIBRATED = ("min_confidence", "unknown_term_penalty", "min_term_coverage", "mi
 READ_WINDOWS = 3
 
 
+# each value the gate's record holds: (the measure it is read from, what it is where the gate did not measure it; 1.0
+# for a check that did not run: no constraint). reader_p is the reader's P(answers), not read where there is no reader
+# or the question is not English.
+_GATE_VALUES = {"best": ("best", -1.0), "unknown": ("unknown", 0.0), "term_coverage": ("coverage", 0.0),
+                "answerability": ("sentence_coverage", 0.0), "numbers_ok": ("numbers_ok", 1.0), "mean": ("mean", -1.0),
+                "polarity_ok": ("polarity_ok", 1.0), "definition": ("definition", 0.0), "type_ok": ("type_ok", 1.0),
+                "names_ok": ("names_ok", 1.0), "reader_p": ("reader_p", 1.0)}
+_WINDOW_P = tuple(f"reader_p{k}" for k in range(1, READ_WINDOWS + 1))
+
+
+def complete(g: dict[str, float]) -> dict[str, float]:
+    """Every value of a gate's record: one not measured takes its default; the best P among the first k windows is
+    that of all the windows read where it is missing (fewer windows found, or a record from before they were kept)."""
+    out = {k: g.get(k, default) for k, (_, default) in _GATE_VALUES.items()}
+    return out | {k: g.get(k, out["reader_p"]) for k in _WINDOW_P}
+
+
 def gate_values(ans: TutorAnswer) -> dict[str, float]:
     """The values the gate measured (ask under a permissive policy so every question is measured)."""
     m = ans.measures
-    return {"best": m.get("best", -1.0), "unknown": m.get("unknown", 0.0), "term_coverage": m.get("coverage", 0.0),
-            "answerability": m.get("sentence_coverage", 0.0), "numbers_ok": m.get("numbers_ok", 1.0),
-            "mean": m.get("mean", -1.0), "polarity_ok": m.get("polarity_ok", 1.0),
-            "definition": m.get("definition", 0.0),
-            "type_ok": m.get("type_ok", 1.0), "names_ok": m.get("names_ok", 1.0),
-            # the reader's P(answers); 1.0 where it did not read (no reader, or not English): no constraint
-            "reader_p": m.get("reader_p", 1.0),
-            # the best P among its first k windows (fewer windows found: all of them)
-            **{f"reader_p{k}": m.get(f"reader_p{k}", m.get("reader_p", 1.0)) for k in range(1, READ_WINDOWS + 1)}}
+    return complete({k: m[name] for k, (name, _) in _GATE_VALUES.items() if name in m}
+                    | {k: m[k] for k in _WINDOW_P if k in m})
 
 
 def permissive(policy: Policy) -> Policy:
@@ -51,17 +61,10 @@ def permissive(policy: Policy) -> Policy:
     return policy.with_values(**opened, models=models)
 
 
-# each gate value and what it is taken to be where a record lacks it (records of older runs)
-_DEFAULTS = {"best": -1.0, "unknown": 0.0, "term_coverage": 0.0, "answerability": 0.0, "numbers_ok": 1.0,
-             "mean": -1.0, "polarity_ok": 1.0, "definition": 0.0, "type_ok": 1.0, "names_ok": 1.0, "reader_p": 1.0}
-
-
 def columns(gates: list[dict[str, float]]) -> dict[str, np.ndarray]:
     """The recorded gate values as one array per value (the policy search reads every record at once)."""
-    cols = {k: np.array([g.get(k, d) for g in gates], dtype=float) for k, d in _DEFAULTS.items()}
-    for k in range(1, READ_WINDOWS + 1):
-        cols[f"reader_p{k}"] = np.array([g.get(f"reader_p{k}", g.get("reader_p", 1.0)) for g in gates], dtype=float)
-    return cols
+    full = [complete(g) for g in gates]
+    return {k: np.array([g[k] for g in full], dtype=float) for k in complete({})}
 
 
 def accepted(c: dict[str, np.ndarray], policy: Policy) -> np.ndarray:
