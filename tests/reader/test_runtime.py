@@ -30,14 +30,14 @@ def test_the_engine_comes_from_the_environment_and_an_unknown_one_is_refused_by_
 def test_without_onnxruntime_the_reader_keeps_torch(monkeypatch, tmp_path, caplog):
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import fails as if it were not installed
     with caplog.at_level(logging.WARNING):
-        assert onnx_net(object(), (), "0" * 64, tmp_path) is None
+        assert onnx_net(object, (), "0" * 64, tmp_path) is None
     assert "not installed" in caplog.text and not list(tmp_path.iterdir())
 
 
 def test_a_network_the_exporter_cannot_take_leaves_torch_and_no_file(tmp_path, caplog):
     pytest.importorskip("onnxruntime")
     with caplog.at_level(logging.WARNING):
-        assert onnx_net(object(), (), "1" * 64, tmp_path) is None  # no .bert: the export fails
+        assert onnx_net(object, (), "1" * 64, tmp_path) is None  # no .bert: the export fails
     assert "runs on torch" in caplog.text
     assert not list(tmp_path.glob("*.onnx")) and not [p for p in tmp_path.iterdir() if p.is_dir()]
 

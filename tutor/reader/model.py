@@ -214,22 +214,28 @@ class Reader:
             raise TutorError(f"{w_path} has sha256 {digest}, expected {self.config.get('sha256')}: damaged weights")
         self.max_length = int(self.config["max_length"])
         self.tok = make_tokenizer(self.max_length)
-        net = build_net(self.config)
-        state = {k: v.float() for k, v in load_file(str(w_path)).items()}
-        missing, unexpected = net.load_state_dict(state, strict=False)
-        if unexpected or any(not k.startswith("bert.embeddings.word_embeddings") for k in missing):
-            raise ValueError(f"reader weights do not fit the model: missing {missing}, unexpected {unexpected}")
+
+        @functools.cache  # built once at most, and only when needed (an export, or torch running it)
+        def torch_net():
+            net = build_net(self.config)
+            state = {k: v.float() for k, v in load_file(str(w_path)).items()}
+            missing, unexpected = net.load_state_dict(state, strict=False)
+            if unexpected or any(not k.startswith("bert.embeddings.word_embeddings") for k in missing):
+                raise ValueError(f"reader weights do not fit the model: missing {missing}, unexpected {unexpected}")
+            return net.eval()
+
         self.precision = reader_precision(precision)
-        self.net = quantize_int8(net.eval()) if self.precision == "int8" else net.eval().to(device)
         self.device = "cpu" if self.precision == "int8" else device  # int8 kernels are CPU-only; a GPU serves training
         self.threads = threads
-        # fp32 on a CPU runs on ONNX Runtime where it can (tutor/reader/runtime.py), else on torch
+        # fp32 on a CPU runs on ONNX Runtime where it can (tutor/reader/runtime.py), else on torch; the session holds
+        # its own copy of the weights, so the torch network is built only to export it once, or to run on torch
         self.onnx = None
         if self.precision == "fp32" and self.device == "cpu" and reader_engine(engine) == "onnx":
             example = collate(encode_pairs(self.tok, ["What is it?"] * 2, ["A short passage.", "Another one here."]))
-            self.onnx = onnx_net(self.net, example[:3], digest, d, threads)
-            if self.onnx is not None:
-                self.net = None  # the session holds its own copy of the weights: not two per process
+            self.onnx = onnx_net(torch_net, example[:3], digest, d, threads)
+        self.net = None
+        if self.onnx is None:
+            self.net = quantize_int8(torch_net()) if self.precision == "int8" else torch_net().to(device)
         self.engine = "onnx" if self.onnx is not None else "torch"
         # students asking at once are read first come first served (tutor/batching.py), one question a pass
         self._batcher: Combiner = Combiner(self._forward, max_rows=BATCH_ROWS)

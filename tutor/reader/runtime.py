@@ -14,7 +14,9 @@ import logging
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -83,10 +85,12 @@ def onnx_file(directory: Path, sha256: str) -> Path:
     return Path(directory) / f"reader-{sha256[:16]}.onnx"
 
 
-def onnx_net(net, example: tuple, sha256: str, directory: Path, threads: int | None = None) -> OnnxNet | None:
-    """The reader with weights `sha256` (in `directory`) on ONNX Runtime, exported first if this machine has not done
-    it yet; None (and a warning) where onnxruntime or the exporter is missing or the export fails (a read-only
-    folder, say): the caller keeps torch."""
+def onnx_net(make_net: Callable[[], Any], example: tuple, sha256: str, directory: Path,
+             threads: int | None = None) -> OnnxNet | None:
+    """The reader with weights `sha256` (in `directory`) on ONNX Runtime, exported first from `make_net()` if this
+    machine has not done it yet (the torch network is built only then: about 3 s of every start saved); None (and a
+    warning) where onnxruntime or the exporter is missing or the export fails (a read-only folder, say): the caller
+    keeps torch."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
@@ -96,7 +100,7 @@ def onnx_net(net, example: tuple, sha256: str, directory: Path, threads: int | N
     try:
         if not path.exists():
             log.info("exporting the reader to %s (once per weights file)", path)
-            export(net, example, path)
+            export(make_net(), example, path)
         return OnnxNet(path, threads)
     except Exception as e:  # an exporter or runtime that cannot take this network: torch still can
         log.warning("the reader could not run on ONNX Runtime (%s: %s): it runs on torch", type(e).__name__, e)
