@@ -605,3 +605,18 @@ def test_nothing_changes_for_a_shelf_with_hindi_chapters_for_english_questions_o
     assert [_seen(t.ask(q, "10", "science")) for t, q in asked] == with_dictionary
     as_typed = english.ask(REFRACTION_HI, "10", "science")
     assert as_typed.resolved_question == "" and not any("read the Hindi" in n for n in as_typed.notes)
+
+
+def test_with_the_policy_on_a_hinglish_questions_hindi_words_are_read_through_the_dictionary(
+        library, audit, hindi_dictionary):
+    english = tutor(library, audit).ask("What is refraction?", "10", "science")
+    # "apvartan" is अपवर्तन typed in Latin letters: unknown to the English shelf unless the dictionary reads it
+    on = tutor(library, audit, hinglish_dictionary=True).ask("apvartan kya hota hai", "10", "science")
+    assert on.resolved_question == "what is refraction" and not on.was_refusal
+    assert [s.text for s in on.sentences] == [s.text for s in english.sentences]
+    assert "read the Hinglish question as 'what is refraction'" in on.notes
+    off = tutor(library, audit).ask("apvartan kya hota hai", "10", "science")  # the shipped policy
+    assert off.resolved_question == "what is apvartan" and off.was_refusal
+    hindi_dictionary()  # not installed: the words are kept as typed, as with the policy off
+    gone = tutor(library, audit, hinglish_dictionary=True).ask("apvartan kya hota hai", "10", "science")
+    assert _seen(gone)[:8] == _seen(off)[:8]

@@ -34,7 +34,7 @@ from tutor.safety.checks import (
 from tutor.safety.gate import GateDecision, decide
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
-from tutor.text import hindi_english
+from tutor.text import hindi_english, hinglish_dictionary
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import TermStats, valid_text
@@ -133,8 +133,11 @@ class Tutor:
             if selected is not None:
                 ans = self._ask_selected(reading or question, str(klass), subject, selected, timer, on_token, lang)
             else:  # the follow-up resolution takes microseconds: not a timed stage
-                if not reading and lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
-                    reading, read_from = self._devanagari_reading(question, str(klass), subject), "Hindi"
+                if reading:  # Hinglish; its Hindi words read through the dictionary where the policy says so
+                    if p.hinglish_dictionary:
+                        reading = self._shelf_reading(question, str(klass), subject, hinglish=True) or reading
+                elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
+                    reading, read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
                 res = self._resolution(reading or question, str(klass), subject, previous)
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang)
         except EmptyQuestion:
@@ -159,13 +162,15 @@ class Tutor:
                           followup=res.followup, notes=notes + ans.notes)
         return self._log(ans, timer, selected.text if selected is not None else None)
 
-    def _devanagari_reading(self, question: str, klass: str, subject: str) -> str:
-        """The English reading (tutor/text/hindi_english.py) of a Devanagari question asked of a shelf with no Hindi
-        chapter; "" for any other question or shelf (a Hindi chapter answers a Hindi question, as always)."""
+    def _shelf_reading(self, question: str, klass: str, subject: str, hinglish: bool = False) -> str:
+        """The English reading (tutor/text/hindi_english.py) of a Devanagari question, or of a Hinglish one with its
+        Hindi words read through the dictionary, asked of a shelf with no Hindi chapter; "" for any other question or
+        shelf (a Hindi chapter answers a Hindi question, as always) or without the dictionary."""
         stats = self.library.term_stats(self.library.shelf(klass, subject))
-        if detect_language(question) != HINDI or HINDI in stats.languages:
+        if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
             return ""
-        return hindi_english.english_reading(question, hindi_english.ShelfVocabulary(stats))
+        read = hinglish_dictionary.hinglish_reading if hinglish else hindi_english.english_reading
+        return read(question, hindi_english.ShelfVocabulary(stats))
 
     def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
         if not self.policy.resolve_followups:

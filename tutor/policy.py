@@ -101,6 +101,10 @@ class Policy:
     require_names: bool = _f(True, "proper names in the question must occur in the evidence")
     require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the "
                                          "answer")
+    hinglish_dictionary: bool = _f(False, "read a Hinglish question's Hindi content words ('aasman neela kyon dikhta "
+                                   "hai') through the English-Hindi dictionary on a shelf with no Hindi chapter; off: "
+                                   "they are kept as typed and count as unknown (measured: more coverage and twice "
+                                   "the false acceptance, README)")
     # follow-up questions (tutor/retrieval/followup.py)
     resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
                                  "previous answered turn before retrieval; off: every question is judged alone")

@@ -3,8 +3,10 @@
 Told by its function words, which English never uses ("kya", "hai", "kaise", "mein", "ka"), and read for an English
 shelf as English: the question words glossed ("kya ... hai" -> "what is", "kaise" -> "how", "kyon" -> "why"), the other
 function words dropped, every other word kept as typed ("redox reaction kya hota hai" -> "what is redox reaction").
-Hindi content words ("aasman", "neela") are kept too: an English shelf does not know them, so the gate counts them as
-unknown, as it would any word it cannot read; nothing here guesses their meaning.
+Hindi content words ("aasman", "neela") are read through `gloss` where the caller gives one (for an English shelf, the
+English-Hindi dictionary of tutor/text/hindi_english.py: "aasman neela kyon dikhta hai" -> "why sky blue ..."); a word
+it cannot read is kept as typed: an English shelf does not know it, so the gate counts it as unknown, as it would any
+word it cannot read. Nothing here guesses a meaning.
 
 The word lists are Hindi grammar (closed classes: pronouns, postpositions, auxiliaries, question words, the verbs of
 a request) in the common spellings, not words taken from any question set.
@@ -12,6 +14,7 @@ a request) in the common spellings, not words taken from any question set.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_share
@@ -46,7 +49,7 @@ yeh ye yah woh wo vo vah is us in un iska iski iske uska uski uske inka inki ink
 isme usme ise use inhe unhe apna apni apne
 karta karti karte karna karne kiya kiye ki kar kare karen karein jata jati jate jana jane gaya gayi gaye gya
 raha rahi rahe sakta sakti sakte diya diye di lagta lagti lagte milta milti milte banta banti bante
-ek koi kuch sab sabhi sabse bahut zyada jyada kam ne andar bare baare kaha kehte kahte
+ek koi kuch sab sabhi sabse bahut zyada jyada kam ne andar bare baare kaha kehte kahte walon valon waalon
 """.split())
 # words that only Hinglish uses: the tell (English words such as "to", "the", "is", "do" are left out)
 _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
@@ -75,26 +78,28 @@ def is_hinglish(text: str) -> bool:
     return marked >= 2 or (marked == 1 and len(words) <= 4)
 
 
-def english_reading(text: str) -> str:
+def english_reading(text: str, gloss: Callable[[str], str | None] | None = None) -> str:
     """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
-    frame nouns glossed, the other function words dropped, every other word kept in its order."""
-    words = _words(text)
+    frame nouns glossed, the other function words dropped, every other word kept in its order: as `gloss` reads it
+    where it gives an English word (not for a word typed in capitals, "MRI"), else as typed."""
     lead = ""
     kept: list[str] = []
-    for w in words:
+    for typed in _WORD.findall(text):
+        w = typed.lower()
         if w in _QUESTION_GLOSS:
-            gloss = _QUESTION_GLOSS[w]
+            question_word = _QUESTION_GLOSS[w]
             if not lead:
-                lead = gloss
-            elif gloss not in kept and gloss != lead:
-                kept.append(gloss)  # a second question ("... kya hai aur kaise ...") keeps its word in place
+                lead = question_word
+            elif question_word not in kept and question_word != lead:
+                kept.append(question_word)  # a second question ("... kya hai aur kaise ...") keeps its word in place
             continue
         if w in _FRAME_GLOSS:
             kept.append(_FRAME_GLOSS[w])
         elif w in _REQUEST:
             lead = lead or "explain"
         elif w not in _FUNCTION:
-            kept.append(w)
+            english = gloss(w) if gloss is not None and not typed.isupper() else None
+            kept.append(english.lower() if english else w)
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip()

@@ -1,0 +1,67 @@
+"""Hinglish read through the English-Hindi dictionary (tutor/text/hinglish_dictionary.py): a Hindi word typed in
+Latin letters found among the dictionary's romanised Hindi phrases, on a tiny dictionary written in the test."""
+from __future__ import annotations
+
+import pytest
+
+from tutor.text.hindi_english import invert, parse_dictd, romanize
+from tutor.text.hinglish_dictionary import hinglish_reading, latin_gloss, latin_key, latin_lemmas
+
+DICTD = """sky /skˈaɪ/ <N>
+1. आसमान, आकाश
+blue /blˈuː/ <ADJ>
+1. नीला
+iron /ˈaɪən/ <N>
+1. लोहा
+first /fˈɜːst/ <ADJ>
+1. पहला
+add /ˈad/ <V>
+1. जोड़ना
+join /dʒˈɔɪn/ <V>
+1. जोड़ना
+river /ɹˈɪvə/ <N>
+1. नदी
+go /ɡˈəʊ/ <V>
+1. जा
+"""
+
+
+@pytest.fixture
+def d():
+    return invert(parse_dictd(DICTD))
+
+
+@pytest.mark.parametrize(("typed", "hindi"), [
+    ("aasman", "आसमान"), ("asmaan", "आसमान"), ("neela", "नीला"), ("pehla", "पहला"), ("nadi", "नदी")])
+def test_common_spellings_of_one_hindi_word_compare_equal_to_its_romanisation(typed, hindi):
+    assert latin_key(typed) == latin_key(romanize(hindi))
+
+
+def test_an_inflected_word_is_looked_up_by_the_forms_a_dictionary_lists():
+    assert "loha" in latin_lemmas("lohe")  # oblique noun
+    assert "jodna" in latin_lemmas("jodta")  # participle -> infinitive
+    assert latin_lemmas("ab") == []  # a stem keeps two letters
+
+
+def test_hindi_words_are_read_as_english_and_english_words_are_left_alone(d):
+    assert latin_gloss("aasman", dictionary=d) == "sky"
+    assert latin_gloss("lohe", dictionary=d) == "iron"
+    assert latin_gloss("jodta", dictionary=d) == "add"  # ड़ typed "d"; the first headword listed
+    assert latin_gloss("jodta", {"join"}, dictionary=d) == "join"  # the first one the shelf uses
+    assert latin_gloss("river", dictionary=d) is None  # an English word: a headword of the dictionary
+    assert latin_gloss("nadi", {"nadi"}, dictionary=d) is None  # a word the shelf uses is the shelf's word
+    assert latin_gloss("ja", dictionary=d) is None  # too short to tell
+    assert latin_gloss("tungsten", dictionary=d) is None  # neither English in this dictionary nor Hindi in it
+
+
+def test_the_hinglish_reading_glosses_hindi_content_words_and_keeps_the_rest(d):
+    assert hinglish_reading("aasman neela kyon dikhta hai", dictionary=d) == "why sky blue dikhta"
+    assert hinglish_reading("lohe ko kaise bachate hain", dictionary=d) == "how iron bachate"
+    # a word typed in capitals is an abbreviation, never glossed
+    assert hinglish_reading("NEELA kya hai", dictionary=d) == "what is neela"
+
+
+def test_without_the_dictionary_there_is_no_reading(tmp_path, monkeypatch):
+    monkeypatch.setenv("TUTOR_HINDI_DICTIONARY", str(tmp_path / "absent.dict.dz"))
+    assert hinglish_reading("aasman neela kyon dikhta hai") == ""
+    assert latin_gloss("aasman") is None
