@@ -620,3 +620,15 @@ def test_with_the_policy_on_a_hinglish_questions_hindi_words_are_read_through_th
     hindi_dictionary()  # not installed: the words are kept as typed, as with the policy off
     gone = tutor(library, audit, hinglish_dictionary=True).ask("apvartan kya hota hai", "10", "science")
     assert _seen(gone)[:8] == _seen(off)[:8]
+
+
+def test_a_question_pasted_with_faux_bold_is_read_as_the_books_text_was_and_logged_as_typed(library, audit):
+    t = tutor(library, audit)
+    clean = t.ask("What is refraction?", "10", "science")
+    pasted = t.ask("What is RRRRRefraction?", "10", "science")  # a bold heading copied from an NCERT PDF
+    assert not pasted.was_refusal
+    assert [s.text for s in pasted.sentences] == [s.text for s in clean.sentences]
+    assert pasted.question == "What is RRRRRefraction?" and pasted.resolved_question == "What is Refraction?"
+    assert "read the question as 'What is Refraction?'" in pasted.notes
+    assert audit.rows(limit=1)[0]["question"] == "What is RRRRRefraction?"
+    assert t.ask("What is the ratio 1 : 1 : 1 : 1?", "10", "science").question == "What is the ratio 1 : 1 : 1 : 1?"

@@ -37,6 +37,7 @@ from tutor.store.shelf import Shelf, ShelfKey
 from tutor.text import hindi_english, hinglish_dictionary
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import HINDI, detect_language
+from tutor.text.normalize import collapse_glyphs
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -114,16 +115,17 @@ class Tutor:
         timer = StageTimer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
         # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
-        question = valid_text(question or "").strip()
+        typed = valid_text(question or "").strip()
+        question = collapse_glyphs(typed)  # faux bold pasted from a chapter ("JJJJJute"), read as its text was read
         reading = english_reading(question) if is_hinglish(question) else ""  # Hinglish, read as English
         read_from = "Hinglish"  # what the reading was made from, for the note beside it
         lang = reply_language(question)
         if selected is not None:
             selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
                                valid_text(selected.file or ""), selected.page)
-        refused = input_refusal(question, selected.text if selected is not None else None, p)  # before any embedding
+        refused = input_refusal(typed, selected.text if selected is not None else None, p)  # before any embedding
         if refused is not None:
-            ans = self._refusal(cut(question, p.max_question_chars), klass, subject, mode, refused[0], timer,
+            ans = self._refusal(cut(typed, p.max_question_chars), klass, subject, mode, refused[0], timer,
                                 notes=(refused[1],))
             return self._log(ans, timer, cut(selected.text, p.max_passage_chars) if selected else None)
         res = Resolution(question, question, False)
@@ -155,11 +157,12 @@ class Tutor:
             ans = self._refusal(question, klass, subject, mode, Reason.ANSWERER_ERROR, timer, decided_by=Tier.ERROR,
                                 error=f"{type(e).__name__}: {e}",
                                 llm_called=self.answerer.uses_llm and "answer" in timer.ms)
-        if res.cues or reading:  # the student's own words are what the log and the page show; the reading beside them
-            notes = ((res.note,) if res.cues else ()) + ((f"read the {read_from} question as {reading!r}",)
-                                                         if reading else ())
-            ans = replace(ans, question=question, resolved_question=res.resolved if res.followup else reading,
-                          followup=res.followup, notes=notes + ans.notes)
+        if res.cues or reading or question != typed:  # the student's own words are what the log and the page show
+            read = (f"read the {read_from} question as {reading!r}",) if reading else (
+                (f"read the question as {question!r}",) if question != typed else ())  # the reading beside them
+            cleaned = question if question != typed else ""
+            ans = replace(ans, question=typed, resolved_question=res.resolved if res.followup else reading or cleaned,
+                          followup=res.followup, notes=((res.note,) if res.cues else ()) + read + ans.notes)
         return self._log(ans, timer, selected.text if selected is not None else None)
 
     def _shelf_reading(self, question: str, klass: str, subject: str, hinglish: bool = False) -> str:

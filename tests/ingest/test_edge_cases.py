@@ -177,3 +177,22 @@ def test_ingesting_all_edge_cases_at_once_adds_only_the_usable_ones(good_shelf):
     assert shelf.manifest.chapters[LIMIT].pages_skipped[0]["page"] == 8
     assert shelf.manifest.chapters[LETTER_SPACED].chapter == "Gender, Religion and Caste"
     assert all(p != 8 for c in shelf.chunks if c.file == LIMIT for _, p in c.sentence_texts())
+
+
+# ---------------------------------------------------------------- faux bold, glyph by glyph, in the real chapters
+
+NCERT10 = SHARED_DATA / "libraries" / "ncert" / "class-10"
+
+
+@pytest.mark.skipif(not NCERT10.is_dir(), reason=f"shared NCERT chapters not found at {NCERT10}")
+def test_headings_printed_glyph_by_glyph_read_as_words_in_the_real_chapters():
+    from tutor.ingest.chunking import chunk_pages
+
+    ohm = extract_pdf(NCERT10 / "science" / "jesc111.pdf")
+    info = detect_chapter(ohm.pages, "jesc111", ohm.headers)
+    sections = {c.section for c in chunk_pages(ohm.pages, klass="10", subject="science", file="jesc111.pdf",
+                                               chapter=info)}
+    assert "11.4 Ohm’s Law" in sections  # printed "11.4 OHM’S LA" five times, then "WWWWW"
+    crops = " ".join(p.text for p in extract_pdf(NCERT10 / "social-science" / "jess104.pdf").pages)
+    assert "Jute:" in crops and "JJJJJute" not in crops
+    assert not re.search(r"([A-Za-z])\1{3,}", crops)  # no letter four times running is left

@@ -39,6 +39,26 @@ def test_faux_bold_figure_caption_collapses():
     assert collapse_repeats("Figure 7.1(a)Figure 7.1(a)Figure 7.1(a)") == "Figure 7.1(a)"
 
 
+@pytest.mark.parametrize(("printed", "meant"), [
+    ("11.4 OHM’S LA11.4 OHM’S LA11.4 OHM’S LA11.4 OHM’S LA11.4 OHM’S LA WWWWW", "11.4 OHM’S LAW"),  # jesc111 p.5
+    ("JJJJJute: It is known as the golden fibre.", "Jute: It is known as the golden fibre."),  # jess104 p.8
+    ("HA HAHAHAHAVE YOU OBSERVED", "HA HAVE YOU OBSERVED"),  # jesc101 p.13: a letter pair
+    ("HUMAN DEVELOPMENT REPORTTTTT Once", "HUMAN DEVELOPMENT REPORT Once"),  # jess201 p.11: a last letter
+    ("MMMMMULTI-PURPOSE R R R R R IVER P P P P P ROJECTS AND W W W W WATER", "MULTI-PURPOSE RIVER PROJECTS AND WATER"),
+    ("161616 UUUUUNDERSTANDING E E E CONOMIC D D D EVELOPMENT", "161616 UNDERSTANDING ECONOMIC DEVELOPMENT"),  # jess201
+])
+def test_faux_bold_of_single_letters_collapses_to_one_copy(printed, meant):
+    # NCERT prints some headings glyph by glyph, each glyph several times over, sometimes with spaces between
+    assert collapse_repeats(printed) == meant
+
+
+@pytest.mark.parametrize("text", [
+    "100000 people in 1999", "Fill in the blank: ______ is a base.", "Mississippi", "a b c d", "WWW", "See fig. 11.2",
+    "AAA battery", "Class III", "a a"])
+def test_text_that_merely_repeats_is_left_alone(text):
+    assert collapse_repeats(text) == text
+
+
 def test_faux_bold_inside_a_page_is_collapsed_by_clean_pages():
     cleaned, _, _ = clean_pages(["Activity 1.1Activity 1.1Activity 1.1Activity 1.1Activity 1.1\nClean a magnesium "
                                  "ribbon"])

@@ -249,3 +249,10 @@ def test_rules_hold_on_every_page_of_the_hindi_pdf():
         assert not any(unicodedata.category(ch) == "Cf" for ch in m + e), f"page {n}"
         assert not composed_nukta & set(m + e), f"page {n}"
         assert not any(unicodedata.category(ch) == "Nd" and not ch.isascii() for ch in m), f"page {n}"
+
+
+def test_a_heading_in_capitals_is_title_cased_without_capitalising_after_an_apostrophe():
+    from tutor.text.normalize import title_case
+
+    assert title_case("OHM’S LAW") == "Ohm’s Law"  # str.title gives "Ohm’S Law"
+    assert title_case("INDIA'S RIVER PROJECTS (PART 2)") == "India's River Projects (Part 2)"

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from tutor.ingest.pdftext import PageText
+from tutor.text.normalize import title_case
 from tutor.text.sentences import sentence_spans
 from tutor.types import BODY, EXERCISE, QUESTION_BOX, Chunk
 
@@ -82,7 +83,7 @@ def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | N
     if not title or len(title) > 70 or not re.search(r"[A-Za-z]{3}", title):
         title = f"Chapter {number}" if number else file_stem
     elif title.isupper():
-        title = title.title()
+        title = title_case(title)
     if not number:
         m = re.match(r"[a-z]{4}\d(\d\d)$", file_stem.lower())
         number = str(int(m.group(1))) if m else ""
@@ -135,7 +136,7 @@ def _blocks(pages: list[PageText]) -> list[_Block]:
                 m = _SECTION_HEAD.match(line)
                 if m and new_state == BODY:
                     title = m.group(2).strip()
-                    section = f"{m.group(1)} {title.title() if m.group(2).isupper() else title}"
+                    section = f"{m.group(1)} {title_case(title) if m.group(2).isupper() else title}"
                 if new_state != state or (m and new_state == BODY):
                     if cur.parts:
                         blocks.append(cur)

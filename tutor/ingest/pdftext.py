@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.errors import PdfRefused
+from tutor.text.normalize import collapse_repeats
 
 log = logging.getLogger(__name__)
 
@@ -52,20 +53,9 @@ class ExtractedPdf:
 _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd]")
 # pypdf writes unmapped glyphs by name ("/square6" is NCERT's bullet); they carry no meaning
 _GLYPH_NAME = re.compile(r"/(?:square|checkbox|H\d|C\d|bullet|circle|triangle|uni[0-9A-F]{4})\w*")
-# faux-bold: the same run printed several times over ("Activity 1.1Activity 1.1Activity 1.1")
-_REPEAT = re.compile(r"(\S.{2,40}?)(?:\s?\1){2,}")
 _FOOTER = re.compile(r"^\s*(?:Reprint|Rationalised)\s+\d{4}\s*[-–]\s*\d{2,4}\s*$", re.I)
 _HYPHEN_BREAK = re.compile(r"([A-Za-z]{2,})-\n([a-z]{2,})")
 _WORD = re.compile(r"[A-Za-z]+")
-
-
-def collapse_repeats(line: str) -> str:
-    """Collapse a run printed three or more times in a row (faux bold) to one copy."""
-    prev = None
-    while prev != line:
-        prev = line
-        line = _REPEAT.sub(r"\1", line)
-    return line
 
 
 def join_letter_spaced(line: str) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from tutor.errors import ShelfDamaged
 from tutor.store.shelf import ChapterEntry, Manifest, ShelfKey
+from tutor.text.normalize import title_case
 
 if TYPE_CHECKING:  # the library is built from shelves; only its type is named here
     from tutor.retrieval.search import Library
@@ -105,7 +106,7 @@ def chapter_pages(chunks, file: str) -> dict[int, list[Block]]:
             elif c.section and t == c.section:
                 blocks.append(Block("heading", t))
             elif not evidence and _QHEAD.match(t) and len(t) < 40:
-                blocks.append(Block("qhead", t.title() if t.isupper() else t))
+                blocks.append(Block("qhead", title_case(t) if t.isupper() else t))
             elif not evidence:
                 blocks.append(Block("qitem", t))
             elif blocks and blocks[-1].kind == "para" and not (new_chunk and len(blocks[-1].text.split()) > 110):

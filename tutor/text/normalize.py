@@ -44,6 +44,12 @@ Why these choices:
 - Candrabindu and anusvara are used interchangeably in written Hindi (पाँच / पांच); only the matching side folds them.
 - The embedding side keeps case, punctuation, digits and letters as written: a multilingual embedding model was
   trained on text that has them, and folding would move its vectors for no gain.
+
+Two rules for the text itself, displayed as they return it: `collapse_repeats` undoes faux bold (NCERT prints bold
+headings as the same run, or the same glyph, several times over: "Activity 1.1Activity 1.1Activity 1.1", "JJJJJute",
+"R R R R R IVER"), on every extracted line, and its single-glyph part `collapse_glyphs` on a question (pasted from a
+chapter, it carries the same copies), so the two compare equal; `title_case` writes a heading printed in capitals
+as a title.
 """
 from __future__ import annotations
 
@@ -131,3 +137,49 @@ def normalize_for_embedding(text: str) -> str:
         return ""
     s = unicodedata.normalize("NFC", _drop_format_chars(text))
     return _collapse_ws(s)
+
+
+_TITLE_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+
+
+def title_case(text: str) -> str:
+    """A heading printed in capitals as a title: each word's first letter upper case, the rest lower, and a letter
+    after an apostrophe left lower ("OHM’S LAW" -> "Ohm’s Law", where str.title gives "Ohm’S Law")."""
+    return _TITLE_WORD.sub(lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), text)
+
+
+# faux-bold: the same run printed several times over ("Activity 1.1Activity 1.1Activity 1.1")
+_REPEAT = re.compile(r"(\S.{2,40}?)(?:\s?\1){2,}")
+# faux-bold of single glyphs: a word's last letter printed four or more times, standing apart after its collapsed
+# word ("LA WWWWW" -> "LAW"); a letter or letter pair printed four or more times inside a word ("JJJJJute",
+# "HAHAHAHAHAVE", "REPORTTTTT"; "AAA" and "III" are words); a letter printed three or more times with spaces between
+# its copies, before the rest of its word ("R R R R R IVER", "E E E CONOMIC"). Letters only: a number may repeat a
+# digit ("100000"), and blanks to fill ("_____") are meant
+_TAIL_REPEAT = re.compile(r"(\b[^\W\d_]{2,}) ([^\W\d_])\2{3,}\b")
+_GLYPH_REPEAT = re.compile(r"([^\W\d_]{1,2})\1{3,}")
+_SPACED_REPEAT = re.compile(r"\b([^\W\d_])(?: \1){2,}\b( (?=[^\W\d_]))?")
+
+
+def _spaced(m: re.Match) -> str:
+    if not m.group(2):
+        return m.group(1)
+    rest = m.string[m.end():m.end() + 1]
+    return "" if rest == m.group(1) else m.group(1)  # "W W W W WATER": the last copy begins the word
+
+
+def collapse_repeats(line: str) -> str:
+    """Collapse faux bold to one copy: a run printed three or more times in a row, and `collapse_glyphs`."""
+    prev = None
+    while prev != line:
+        prev = line
+        line = _REPEAT.sub(r"\1", line)
+    return collapse_glyphs(line)
+
+
+def collapse_glyphs(line: str) -> str:
+    """Collapse single glyphs printed several times over to one ("JJJJJute" -> "Jute", "E E E CONOMIC" -> "ECONOMIC"):
+    the rule a question gets (a question may repeat a phrase on purpose, "1 : 1 : 1", but no word repeats a letter
+    four times running)."""
+    line = _TAIL_REPEAT.sub(r"\1\2", line)
+    line = _GLYPH_REPEAT.sub(r"\1", line)
+    return _SPACED_REPEAT.sub(_spaced, line)
