@@ -10,6 +10,7 @@ import pytest
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor
 from tutor.pipeline import Tutor
+from tutor.reasons import Reason
 from tutor.retrieval.search import Library
 from tutor.testing import RecordingAnswerer
 from tutor.types import REFUSAL_SENTENCE, Passage
@@ -585,6 +586,16 @@ def test_a_devanagari_question_the_book_does_not_answer_is_refused_in_hindi_as_i
     assert ans.resolved_question == "who 2011 kriket world kap jita"
     assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE_HI and ans.language == "hi"
     assert any("\u0900" <= ch <= "\u097f" for ch in ans.message)
+    # three words were not read: the tutor says so, not that the book lacks the topic, and names them
+    assert ans.reason == "unread_words" and ans.message == Reason.UNREAD_WORDS.hi
+    assert "Hindi words not read: क्रिकेट, कप, जीता" in ans.notes
+    assert not Reason(audit.rows(limit=1)[0]["reason"]).is_coverage_gap
+
+
+def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(library, audit, hindi_dictionary):
+    ans = tutor(library, audit).ask("विश्व क्या है?", "10", "science")  # "what is world": every word read
+    assert ans.resolved_question == "what is world" and ans.was_refusal
+    assert ans.reason != "unread_words" and Reason(ans.reason).is_coverage_gap
 
 
 def test_nothing_changes_for_a_shelf_with_hindi_chapters_for_english_questions_or_without_the_dictionary(

@@ -16,7 +16,7 @@ from tutor.audit.log import AuditLog
 from tutor.budget import StageTimer
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
 from tutor.policy import Policy
-from tutor.reasons import Reason, Tier
+from tutor.reasons import BOOK_REFUSALS, Reason, Tier
 from tutor.retrieval.followup import Resolution, check_own_words, resolve
 from tutor.retrieval.passage import on_page, passage_chunk
 from tutor.retrieval.search import Library
@@ -34,9 +34,9 @@ from tutor.safety.checks import (
 from tutor.safety.gate import GateDecision, decide
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
-from tutor.text import hindi_english, hinglish_dictionary
+from tutor.text import hindi_english
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
-from tutor.text.language import HINDI, detect_language
+from tutor.text.language import HINDI
 from tutor.text.normalize import collapse_glyphs
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
@@ -135,13 +135,17 @@ class Tutor:
             if selected is not None:
                 ans = self._ask_selected(reading or question, str(klass), subject, selected, timer, on_token, lang)
             else:  # the follow-up resolution takes microseconds: not a timed stage
+                unread: tuple[str, ...] = ()
                 if reading:  # Hinglish; its Hindi words read through the dictionary where the policy says so
                     if p.hinglish_dictionary:
-                        reading = self._shelf_reading(question, str(klass), subject, hinglish=True) or reading
+                        reading = self._shelf_reading(question, str(klass), subject, hinglish=True)[0] or reading
                 elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
-                    reading, read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
+                    (reading, unread), read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
                 res = self._resolution(reading or question, str(klass), subject, previous)
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang)
+                if unread and ans.reason in BOOK_REFUSALS:  # the dictionary, not the book, may lack those words
+                    ans = replace(ans, reason=Reason.UNREAD_WORDS, message=Reason.UNREAD_WORDS.message(lang),
+                                  notes=ans.notes + (f"Hindi words not read: {', '.join(unread)}",))
         except EmptyQuestion:
             ans = self._refusal(question, klass, subject, mode, Reason.EMPTY_QUESTION, timer)
         except ShelfNotFound as e:
@@ -165,15 +169,12 @@ class Tutor:
                           followup=res.followup, notes=((res.note,) if res.cues else ()) + read + ans.notes)
         return self._log(ans, timer, selected.text if selected is not None else None)
 
-    def _shelf_reading(self, question: str, klass: str, subject: str, hinglish: bool = False) -> str:
-        """The English reading (tutor/text/hindi_english.py) of a Devanagari question, or of a Hinglish one with its
-        Hindi words read through the dictionary, asked of a shelf with no Hindi chapter; "" for any other question or
-        shelf (a Hindi chapter answers a Hindi question, as always) or without the dictionary."""
-        stats = self.library.term_stats(self.library.shelf(klass, subject))
-        if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
-            return ""
-        read = hinglish_dictionary.hinglish_reading if hinglish else hindi_english.english_reading
-        return read(question, hindi_english.ShelfVocabulary(stats))
+    def _shelf_reading(self, question: str, klass: str, subject: str,
+                       hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
+        """hindi_english.shelf_reading on this shelf: the reading of a Devanagari (or Hinglish) question for a shelf
+        with no Hindi chapter, and the Hindi words it could not read."""
+        return hindi_english.shelf_reading(question, self.library.term_stats(self.library.shelf(klass, subject)),
+                                           hinglish)
 
     def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
         if not self.policy.resolve_followups:

@@ -165,6 +165,13 @@ class Reason(StrEnum):
         ("मैं केवल अंग्रेज़ी और हिंदी (देवनागरी या अंग्रेज़ी अक्षरों में) के प्रश्न पढ़ सकता हूँ, इसलिए यह प्रश्न नहीं पढ़"
          " सका। कृपया इसे अंग्रेज़ी या हिंदी में पूछिए।"),
     )
+    UNREAD_WORDS = (
+        "unread_words", "Hindi words not read",
+        ("Some Hindi words of your question are not in my Hindi-English dictionary, so I could not look for them in "
+         "your English textbook. Please ask again with the English words for them, as your book writes them."),
+        ("आपके प्रश्न के कुछ हिंदी शब्द मेरे हिंदी-अंग्रेज़ी शब्दकोश में नहीं हैं, इसलिए मैं उन्हें आपकी अंग्रेज़ी पाठ्यपुस्तक में"
+         " नहीं खोज सका। कृपया उनके अंग्रेज़ी शब्द लिखकर फिर से पूछिए, जैसे आपकी पुस्तक उन्हें लिखती है।"),
+    )
     # limits and damage (tutor.policy limits; a shelf whose files fail their checksums)
     QUESTION_TOO_LONG = (
         "question_too_long", "Question too long",
@@ -208,14 +215,20 @@ class Reason(StrEnum):
         """A refusal that points at something missing from the shelf, not at the question's form or a fault.
 
         Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors, missing
-        shelves and questions in a script the tutor cannot read (and answered rows, which are not refusals).
+        shelves, questions in a script the tutor cannot read and Hindi words its dictionary lacks (and answered rows,
+        which are not refusals).
         """
         return self not in _NOT_COVERAGE_GAPS
 
 
-# a question the tutor cannot read (its script) says nothing about what the book lacks
+# a question the tutor cannot read (its script, or Hindi words its dictionary lacks) says nothing about what the book
+# lacks
 _NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
-                                Reason.UNREAD_LANGUAGE})
+                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS})
+# the refusals of a question whose reading kept Hindi words the dictionary could not read: the book may hold the
+# answer under the English word, so the tutor says what it could not read rather than what the book lacks
+BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT,
+                                  Reason.NO_CLEAR_WINNER, Reason.NOT_ANSWERABLE, Reason.READER_NOT_ANSWERABLE})
 
 
 class Tier(StrEnum):

@@ -127,6 +127,12 @@ def test_latin_tokens_and_numbers_are_kept_as_typed_and_unknown_words_stay_unkno
     assert english_reading("२०११ में किसने जीता?", dictionary=d) == "who 2011 jita"  # Devanagari digits as ASCII
 
 
+def test_the_reading_names_the_hindi_words_the_dictionary_could_not_read(d):
+    assert he.reading_and_unread("आसमान नीला क्यों दिखता है?", dictionary=d) == (
+        "why asman nila dikhta", ("आसमान", "नीला", "दिखता"))
+    assert he.reading_and_unread("अपवर्तन क्या है?", dictionary=d) == ("what is refraction", ())  # all read
+
+
 def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):
     assert "अम्ल" in lemmas(he.normalize_hindi("अम्लों"))
     assert english_reading("अम्लों का स्वाद", dictionary=d) == "acid svad"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from tutor.text.language import HINDI, detect_language
 from tutor.text.normalize import normalize_for_matching
 from tutor.text.terms import TermStats, ascii_digits, stem
 
@@ -307,7 +308,14 @@ def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule:
 
 def english_reading(question: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
                     rule: str = DEFAULT_CHOICE, inflect: bool = True) -> str:
-    """The Devanagari question as an English shelf can read it ("" where the dictionary is not installed).
+    """The Devanagari question as an English shelf can read it: `reading_and_unread`'s reading."""
+    return reading_and_unread(question, vocabulary, dictionary=dictionary, rule=rule, inflect=inflect)[0]
+
+
+def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
+                       dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE,
+                       inflect: bool = True) -> tuple[str, tuple[str, ...]]:
+    """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
     at each place the longest Hindi phrase the dictionary has becomes one of its English headwords (`rule` chooses
@@ -316,15 +324,16 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
     dictionary lacks stays too, in Latin letters (`romanize`): a word the English shelf does not use, which the gate
     counts as unknown. Latin letters and not Devanagari because a reading that kept 30% of its letters in Devanagari
     would be Hindi by script (tutor/text/language.py), and the gate's term checks and the English-only reader would
-    not read it at all."""
+    not read it at all. Returns the reading ("" where the dictionary is not installed) and those unread Hindi words,
+    as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
     d = dictionary or load_dictionary()
     if d is None:
-        return ""
+        return "", ()
     typed = [t for t in _TOKEN.findall(ascii_digits(question)) if not _DEV.match(t) or normalize_hindi(t)]
     toks = [(normalize_hindi(t) if _DEV.match(t) else t) for t in typed]
-    lead, kept = "", []
+    lead, kept, unread = "", [], []
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -351,10 +360,11 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
             kept.append(choose(english, vocabulary, rule))
         elif t not in FUNCTION:
             kept.append(romanize(typed[i]))
+            unread.append(typed[i])
         i += n
     if lead == "what":
         lead = "what is"
-    return " ".join(([lead] if lead else []) + kept).strip()
+    return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
 
 
 def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[str, ...]]:
@@ -372,3 +382,19 @@ def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[
         if got:
             return n, got
     return 1, ()
+
+
+
+def shelf_reading(question: str, stats: TermStats, hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
+    """The English reading of a Devanagari question asked of a shelf (`stats`) with no Hindi chapter, and the Hindi
+    words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading with its Hindi words
+    read through the dictionary (tutor/text/hinglish_dictionary.py). ("", ()) for any other question or shelf (a Hindi
+    chapter answers a Hindi question, as always) or without the dictionary."""
+    if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
+        return "", ()
+    vocabulary = ShelfVocabulary(stats)
+    if hinglish:
+        from tutor.text.hinglish_dictionary import hinglish_reading
+
+        return hinglish_reading(question, vocabulary), ()
+    return reading_and_unread(question, vocabulary)
