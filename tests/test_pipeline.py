@@ -587,7 +587,7 @@ def test_a_devanagari_question_the_book_does_not_answer_is_refused_in_hindi_as_i
     assert ans.was_refusal and ans.answer == REFUSAL_SENTENCE_HI and ans.language == "hi"
     assert any("\u0900" <= ch <= "\u097f" for ch in ans.message)
     # three words were not read: the tutor says so, not that the book lacks the topic, and names them
-    assert ans.reason == "unread_words" and ans.message == Reason.UNREAD_WORDS.hi
+    assert ans.reason == "unread_words" and ans.message == f"{Reason.UNREAD_WORDS.hi} (शब्द: क्रिकेट, कप, जीता)"
     assert "Hindi words not read: क्रिकेट, कप, जीता" in ans.notes
     assert not Reason(audit.rows(limit=1)[0]["reason"]).is_coverage_gap
 

@@ -144,8 +144,9 @@ class Tutor:
                 res = self._resolution(reading or question, str(klass), subject, previous)
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang)
                 if unread and ans.reason in BOOK_REFUSALS:  # the dictionary, not the book, may lack those words
-                    ans = replace(ans, reason=Reason.UNREAD_WORDS, message=Reason.UNREAD_WORDS.message(lang),
-                                  notes=ans.notes + (f"Hindi words not read: {', '.join(unread)}",))
+                    words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(unread)  # named to the student
+                    ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
+                                  f"({words})", notes=ans.notes + (f"Hindi words not read: {', '.join(unread)}",))
         except EmptyQuestion:
             ans = self._refusal(question, klass, subject, mode, Reason.EMPTY_QUESTION, timer)
         except ShelfNotFound as e:
