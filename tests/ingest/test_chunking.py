@@ -309,6 +309,55 @@ def test_detect_chapter_falls_back_to_the_file_stem():
     assert info.title == "mynotes" and info.number == ""
 
 
+def test_a_one_word_header_names_the_chapter_but_a_subject_name_does_not():
+    # jemh102: the book's name and the chapter's on alternate pages
+    pages = [PageText(1, "2\n2.1 Introduction\nIn Class IX, you have studied polynomials in one variable.")]
+    assert detect_chapter(pages, "jemh102", headers=["# MATHEMATICS", "POLYNOMIALS #"]).title == "Polynomials"
+    assert detect_chapter(pages, "jemh102", headers=["# MATHEMATICS"]).title == "jemh102"
+
+
+def test_words_split_by_drop_capitals_are_joined_where_the_chapter_uses_the_whole_word():
+    pages = [PageText(1, "You already know that water resources are limited. Freshwater resources are renewed.")]
+    assert detect_chapter(pages, "jess103", headers=["#", "WATER R ESOURCES"]).title == "Water Resources"
+    pages = [PageText(1, "The Human Eye and\nthe Colourful World\n10CHAPTER\nYou have studied refraction.")]
+    assert detect_chapter(pages, "jesc110", headers=["The Human Eye and the Colour ful World #"]).title == (
+        "The Human Eye and the Colourful World")
+    pages = [PageText(1, "A NEW WORLD\nThe first chapter tells of a new world.")]
+    assert detect_chapter(pages, "x").title == "A New World"  # "anew" is not a word of this text
+
+
+def test_among_headers_the_opening_shares_equally_the_one_the_chapter_uses_most_wins():
+    # jess404: "Democratic Politics" is the book, "Political Parties" the chapter
+    text = ("Chapter 4\nOverview\nIn this tour of democracy, we have come across political parties several times, "
+            "in democratic politics. Political parties are everywhere; parties compete; political parties govern.")
+    info = detect_chapter([PageText(1, text)], "jess404", headers=["#", "Democratic Politics", "Political Parties"])
+    assert info.title == "Political Parties" and info.number == "4"
+
+
+def test_a_cover_page_lends_the_next_page_to_the_opening():
+    # jess305: page 1 is the section's cover
+    pages = [PageText(1, "SECTION III\nEVERYDAY LIFE AND POLITICS"),
+             PageText(2, "It is difficult for us to imagine a world without print. Print culture is everywhere.")]
+    assert detect_chapter(pages, "jess305", headers=["Print Culture"]).title == "Print Culture"
+    assert detect_chapter(pages[:1] + [PageText(2, "Nothing about it here at all.")], "jess305",
+                          headers=["Print Culture"]).title != "Print Culture"
+
+
+def test_a_chapter_marker_that_names_the_chapter_beats_the_books_running_header():
+    # jess201: only the book's name runs as a header; the first page says "CHAPTER I : DEVELOPMENT"
+    pages = [PageText(1, "NOTES FOR THE TEACHER\nCHAPTER I : DEVELOPMENT\nDevelopment has many aspects. The "
+                         "purpose of understanding economic development is to enable students to understand it.")]
+    info = detect_chapter(pages, "jess201", headers=["# UNDERSTANDING ECONOMIC DEVELOPMENT"])
+    assert (info.title, info.number) == ("Development", "1")
+
+
+def test_a_heading_that_opens_many_chapters_is_not_taken_for_the_title():
+    # lehe103 (Class 12 Home Science): the title is an image; the text opens with "Learning Objectives"
+    pages = [PageText(1, "Learning Objectives\nAfter completing this chapter the learner will be able to:\n"
+                         "understand the significance of public nutrition.")]
+    assert detect_chapter(pages, "lehe103-en").title == "lehe103-en"
+
+
 def test_all_caps_title_is_title_cased():
     pages = [PageText(1, "LIFE PROCESSES\n5CHAPTER\nHow do we tell the difference between animate and inanimate?")]
     assert detect_chapter(pages, "jesc105").title == "Life Processes"

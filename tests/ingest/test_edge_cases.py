@@ -5,6 +5,7 @@ Integration tests on real files: they skip, saying why, where the shared data is
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from helpers_paths import SHARED_DATA
@@ -196,3 +197,14 @@ def test_headings_printed_glyph_by_glyph_read_as_words_in_the_real_chapters():
     crops = " ".join(p.text for p in extract_pdf(NCERT10 / "social-science" / "jess104.pdf").pages)
     assert "Jute:" in crops and "JJJJJute" not in crops
     assert not re.search(r"([A-Za-z])\1{3,}", crops)  # no letter four times running is left
+
+
+@pytest.mark.skipif(not NCERT10.is_dir(), reason=f"shared NCERT chapters not found at {NCERT10}")
+@pytest.mark.parametrize(("path", "title"), [
+    ("social-science/jess404.pdf", "Political Parties"),  # not the book's running header, "Democratic Politics"
+    ("social-science/jess103.pdf", "Water Resources"),  # printed "WATER R ESOURCES"
+    ("mathematics/jemh110.pdf", "Circles"),  # a one-word header
+])
+def test_the_real_chapters_are_named_by_their_own_titles(path, title):
+    out = extract_pdf(NCERT10 / path)
+    assert detect_chapter(out.pages, Path(path).stem, out.headers).title == title

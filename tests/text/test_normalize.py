@@ -256,3 +256,5 @@ def test_a_heading_in_capitals_is_title_cased_without_capitalising_after_an_apos
 
     assert title_case("OHM’S LAW") == "Ohm’s Law"  # str.title gives "Ohm’S Law"
     assert title_case("INDIA'S RIVER PROJECTS (PART 2)") == "India's River Projects (Part 2)"
+    assert title_case("SECTORS OF THE INDIAN ECONOMY") == "Sectors of the Indian Economy"
+    assert title_case("THE RISE OF NATIONALISM IN EUROPE") == "The Rise of Nationalism in Europe"

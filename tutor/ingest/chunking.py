@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 
 from tutor.ingest.pdftext import PageText
@@ -41,36 +42,80 @@ class ChapterInfo:
     number: str
 
 
-def _title_from_headers(pages: list[PageText], headers: list[str]) -> str:
-    """The running header that names the chapter: the one whose words the first page shares most."""
-    opening = set(re.findall(r"[a-z]+", " ".join(pages[0].text.splitlines()[:15]).lower())) if pages else set()
-    best, best_score = "", 0.0
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10, "XI": 11,
+          "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
+# the headings that open many chapters and name none of them
+_GENERIC_HEAD = re.compile(r"^(?:learning objectives|objectives|introduction|overview|notes? for (?:the )?teachers?"
+                           r"|contents|preface|foreword)\b", re.I)
+_TITLE_GLUE = frozenset("a an and the of in on to for with its their our".split())
+# a running header of one word that names the book's subject, not the chapter ("MATHEMATICS", "Science#")
+_SUBJECT_WORDS = frozenset("science mathematics maths geography history economics politics civics english hindi "
+                           "sanskrit biology chemistry physics sociology psychology accountancy".split())
+
+
+def _title_from_headers(pages: list[PageText], headers: list[str], body: Counter[str]) -> str:
+    """The running header that names the chapter: the one whose words the chapter's opening shares most (the first
+    page's first lines, and the second page's too where the first is a cover of a few words); among equals, the one
+    whose rarest word the chapter uses most ("Political Parties" over the book's "Democratic Politics"). A header of
+    one word counts ("POLYNOMIALS", "Federalism") unless it names a school subject; "and", "the", "of" do not count,
+    and a word matches its inflections ("circles" ~ "circle", "economy" ~ "economic"). `body`: the chapter's words
+    (lower case) and how often it uses each."""
+    lines = pages[0].text.splitlines()[:15] if pages else []
+    if len(" ".join(lines).split()) < 40 and len(pages) > 1:
+        lines += pages[1].text.splitlines()[:15]
+    opening = set(re.findall(r"[a-z]+", " ".join(lines).lower()))
+    best, best_key = "", (0.0, 0)
     for h in headers:
-        h = re.sub(r"\s*#\s*", " ", h).strip(" ,:-")
-        words = re.findall(r"[a-z]+", h.lower())
-        if len(words) < 2:
+        h = _join_split_words(re.sub(r"\s*#\s*", " ", h).strip(" ,:-"), body)
+        words = [w for w in re.findall(r"[a-z]+", h.lower()) if w not in _TITLE_GLUE]
+        if not words or (len(words) == 1 and (words[0] in _SUBJECT_WORDS or len(words[0]) < 4)):
             continue
-        score = sum(w in opening for w in words) / len(words)
-        if score > best_score or (score == best_score and len(h) > len(best)):
-            best, best_score = h, score
-    return best if best_score >= 0.5 else ""
+        share = round(sum(any(_same_word(w, o) for o in opening) for w in words) / len(words), 2)
+        used = min(sum(n for o, n in body.items() if _same_word(w, o)) for w in words)
+        if (share, used) > best_key:
+            best, best_key = h, (share, used)
+    return best if best_key[0] >= 0.5 else ""
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word in two inflections: the same first letters, all but the last two of the shorter (at least four)."""
+    k = max(4, min(len(a), len(b)) - 2)
+    return a == b or (len(a) >= 4 and len(b) >= 4 and a[:k] == b[:k])
+
+
+def _join_split_words(title: str, vocabulary: Container[str]) -> str:
+    """A title's words split by the PDF's drop capitals or kerning ("WATER R ESOURCES", "Colour ful") joined, where
+    the joined word is a word of the chapter's own text ("resources", "colourful") and the two parts are not both
+    words of it ("A NEW WORLD" stays, though "anew" is a word)."""
+    out: list[str] = []
+    for w in title.split(" "):
+        if out and re.fullmatch(r"[^\W\d_]+", w) and re.fullmatch(r"[^\W\d_]+", out[-1]) \
+                and (len(out[-1]) == 1 or w.islower()) and (out[-1] + w).lower() in vocabulary \
+                and not (out[-1].lower() in vocabulary and w.lower() in vocabulary):
+            out[-1] += w
+        else:
+            out.append(w)
+    return " ".join(out)
 
 
 def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | None = None) -> ChapterInfo:
-    """Title from the running header that matches the first page, else the first page's opening lines (up to the
-    CHAPTER marker); code from an NCERT-style file name; number from a CHAPTER marker or the code."""
+    """Title from a CHAPTER marker that names it, else the running header that matches the chapter's opening, else
+    the first page's opening lines (up to the CHAPTER marker); code from an NCERT-style file name; number from a
+    CHAPTER marker (Arabic or Roman) or the code."""
     stem = file_stem.lower()
     code = stem if _NCERT_CODE.match(stem) else re.sub(r"[^a-z0-9]+", "-", stem).strip("-")
     number = ""
     title_lines: list[str] = []
+    marked = False  # a marker that names the chapter outright ("Chapter 2: Life Processes", "CHAPTER I : DEVELOPMENT")
     first = pages[0].text.splitlines() if pages else []
     for ln in first[:12]:
         m = re.match(r"^(?:(\d{1,2})\s*CHAPTER|CHAPTER\s*(\d{1,2})|Chapter\s+(\d{1,2})"
-                     r"|#?\s*Chapter\s+(\d{1,2})\s*[:.-]\s*(.+))\s*$", ln)
+                     r"|#?\s*Chapter\s+(\d{1,2}|[IVX]{1,4})\s*[:.-]\s*(.+))\s*$", ln, re.I)
         if m:
             number = next(g for g in m.groups()[:4] if g)
+            number = str(_ROMAN.get(number.upper(), number))  # "CHAPTER I : DEVELOPMENT"
             if m.group(5):
-                title_lines = [m.group(5)]
+                title_lines, marked = [m.group(5)], True
                 break
             if title_lines:
                 break
@@ -79,8 +124,10 @@ def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | N
             break
         if len(ln) > 1:
             title_lines.append(ln)
-    title = _title_from_headers(pages, headers or []) or " ".join(title_lines).strip(" ,")
-    if not title or len(title) > 70 or not re.search(r"[A-Za-z]{3}", title):
+    opening = " ".join(title_lines).strip(" ,")
+    body = Counter(re.findall(r"[a-z]+", " ".join(p.text for p in pages).lower()))
+    title = _join_split_words(opening if marked else _title_from_headers(pages, headers or [], body) or opening, body)
+    if not title or len(title) > 70 or not re.search(r"[A-Za-z]{3}", title) or _GENERIC_HEAD.match(title):
         title = f"Chapter {number}" if number else file_stem
     elif title.isupper():
         title = title_case(title)

@@ -140,12 +140,19 @@ def normalize_for_embedding(text: str) -> str:
 
 
 _TITLE_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+# the short words a title writes in lower case unless they begin it
+_TITLE_SMALL = frozenset("a an and as at but by for in nor of on or the to with".split())
 
 
 def title_case(text: str) -> str:
-    """A heading printed in capitals as a title: each word's first letter upper case, the rest lower, and a letter
-    after an apostrophe left lower ("OHM’S LAW" -> "Ohm’s Law", where str.title gives "Ohm’S Law")."""
-    return _TITLE_WORD.sub(lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), text)
+    """A heading printed in capitals as a title: each word's first letter upper case and the rest lower, short words
+    ("and", "of", "the") lower unless they begin it, and a letter after an apostrophe lower ("OHM’S LAW" -> "Ohm’s
+    Law", where str.title gives "Ohm’S Law"; "SECTORS OF THE INDIAN ECONOMY" -> "Sectors of the Indian Economy")."""
+    def word(m: re.Match) -> str:
+        w = m.group(0).lower()
+        return w if m.start() > 0 and w in _TITLE_SMALL else w[:1].upper() + w[1:]
+
+    return _TITLE_WORD.sub(word, text)
 
 
 # faux-bold: the same run printed several times over ("Activity 1.1Activity 1.1Activity 1.1")
