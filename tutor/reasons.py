@@ -225,10 +225,10 @@ class Reason(StrEnum):
 # lacks
 _NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
                                 Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS})
-# the refusals of a question whose reading kept Hindi words the dictionary could not read: the book may hold the
-# answer under the English word, so the tutor says what it could not read rather than what the book lacks
-BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT,
-                                  Reason.NO_CLEAR_WINNER, Reason.NOT_ANSWERABLE, Reason.READER_NOT_ANSWERABLE})
+# the refusals that say the book lacks something: for a question whose reading kept Hindi words the dictionary could
+# not read they become UNREAD_WORDS (the book may hold the answer under the English word)
+BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT, Reason.NO_CLEAR_WINNER,
+                           Reason.NOT_ANSWERABLE, Reason.READER_NOT_ANSWERABLE})
 
 
 class Tier(StrEnum):

@@ -3,10 +3,10 @@
 Told by its function words, which English never uses ("kya", "hai", "kaise", "mein", "ka"), and read for an English
 shelf as English: the question words glossed ("kya ... hai" -> "what is", "kaise" -> "how", "kyon" -> "why"), the other
 function words dropped, every other word kept as typed ("redox reaction kya hota hai" -> "what is redox reaction").
-Hindi content words ("aasman", "neela") are read through `gloss` where the caller gives one (for an English shelf, the
-English-Hindi dictionary of tutor/text/hindi_english.py: "aasman neela kyon dikhta hai" -> "why sky blue ..."); a word
-it cannot read is kept as typed: an English shelf does not know it, so the gate counts it as unknown, as it would any
-word it cannot read. Nothing here guesses a meaning.
+Hindi content words ("aasman", "neela") are kept as typed: an English shelf does not know them, so the gate counts
+them as unknown, as it would any word it cannot read. Where the caller gives a `gloss` they are read through it
+instead (tutor/text/hinglish_dictionary.py, the English-Hindi dictionary, with the policy's `hinglish_dictionary` on;
+off by default, measured there): "aasman neela kyon dikhta hai" -> "why sky blue dikhta". Nothing here guesses.
 
 The word lists are Hindi grammar (closed classes: pronouns, postpositions, auxiliaries, question words, the verbs of
 a request) in the common spellings, not words taken from any question set.
