@@ -6,7 +6,7 @@ function words dropped, every other word kept as typed ("redox reaction kya hota
 Hindi content words ("aasman", "neela") are kept as typed: an English shelf does not know them, so the gate counts
 them as unknown, as it would any word it cannot read. Where the caller gives a `gloss` they are read through it
 instead (tutor/text/hinglish_dictionary.py, the English-Hindi dictionary, with the policy's `hinglish_dictionary` on;
-off by default, measured there): "aasman neela kyon dikhta hai" -> "why sky blue dikhta". Nothing here guesses.
+off by default, measured there): "aasman" -> "sky", "neela" -> "blue". Nothing here guesses.
 
 The word lists are Hindi grammar (closed classes: pronouns, postpositions, auxiliaries, question words, the verbs of
 a request) in the common spellings, not words taken from any question set.
