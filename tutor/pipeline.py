@@ -34,10 +34,10 @@ from tutor.safety.checks import (
 from tutor.safety.gate import GateDecision, decide
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
-from tutor.text import hindi_english
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import HINDI
 from tutor.text.normalize import collapse_glyphs
+from tutor.text.readings import shelf_reading
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -172,10 +172,9 @@ class Tutor:
 
     def _shelf_reading(self, question: str, klass: str, subject: str,
                        hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
-        """hindi_english.shelf_reading on this shelf: the reading of a Devanagari (or Hinglish) question for a shelf
-        with no Hindi chapter, and the Hindi words it could not read."""
-        return hindi_english.shelf_reading(question, self.library.term_stats(self.library.shelf(klass, subject)),
-                                           hinglish)
+        """tutor/text/readings.py on this shelf: the reading of a Devanagari (or Hinglish) question for a shelf with no
+        Hindi chapter, and the Hindi words it could not read."""
+        return shelf_reading(question, self.library.term_stats(self.library.shelf(klass, subject)), hinglish)
 
     def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
         if not self.policy.resolve_followups:

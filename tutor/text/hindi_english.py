@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tutor.text.language import HINDI, detect_language
 from tutor.text.normalize import normalize_for_matching
 from tutor.text.terms import TermStats, ascii_digits, stem
 
@@ -384,17 +383,3 @@ def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[
     return 1, ()
 
 
-
-def shelf_reading(question: str, stats: TermStats, hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
-    """The English reading of a Devanagari question asked of a shelf (`stats`) with no Hindi chapter, and the Hindi
-    words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading with its Hindi words
-    read through the dictionary (tutor/text/hinglish_dictionary.py). ("", ()) for any other question or shelf (a Hindi
-    chapter answers a Hindi question, as always) or without the dictionary."""
-    if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
-        return "", ()
-    vocabulary = ShelfVocabulary(stats)
-    if hinglish:
-        from tutor.text.hinglish_dictionary import hinglish_reading
-
-        return hinglish_reading(question, vocabulary), ()
-    return reading_and_unread(question, vocabulary)
