@@ -26,6 +26,9 @@ Measured 2026-11-25 (night), the command above, reader examples of the shipped r
   shipped dictionary reading's 55.7% / 0.0% / 11.4%.
 - Hinglish (56): head AUC 0.876 (cosine 0.857); 75.0% / 3.7% / 55.2% (held-out 64.3 / 0.0 / 50.0), the shipped
   reading's 75.0% / 7.4% / 58.6%.
+- The reader and e5's cosine together (their ranks averaged) on the same held-out windows: SQuAD 0.729, NCERT 0.913,
+  against the reader's 0.706 and 0.877 (measured 2026-11-25, late night): a gain the size of the reader's seed spread,
+  for an e5 embedding of each window read at question time (about 15-30 ms more on 2 cores). Not used.
 Not a way to issue 13's 80%: the head is no better than the raw cosine, and neither separates the Devanagari
 questions well enough (AUC 0.83). Not used by the tutor.
 """
@@ -117,6 +120,17 @@ def main() -> None:
         print(f"  {src:6s} n {m.sum():4d}  e5 head AUC {auc(list(hs[m & (hy == 1)]), list(hs[m & (hy == 0)])):.3f}  "
               f"e5 cosine AUC {auc(list(hc[m & (hy == 1)]), list(hc[m & (hy == 0)])):.3f}  "
               f"MiniLM reader AUC {reader['by_source'][src]['auc']}")
+    # the two models together: the shipped reader's P on the same windows, its rank averaged with e5's cosine
+    from scipy.stats import rankdata
+
+    from tutor.reader.model import shared_reader
+
+    rp = np.array([shared_reader().read(e.first, [e.second])[0].probability for e in held])
+    both = rankdata(rp) + rankdata(hc)
+    for src in ("squad", "ncert"):
+        m = np.array([e.source == src for e in held])
+        print(f"  {src:6s} reader P AUC {auc(list(rp[m & (hy == 1)]), list(rp[m & (hy == 0)])):.3f}  reader and e5 "
+              f"cosine, ranks averaged, AUC {auc(list(both[m & (hy == 1)]), list(both[m & (hy == 0)])):.3f}")
 
     wp = embed("windows", [w[3] for w in wins], False)
     subj = np.array([w[0] for w in wins])
