@@ -381,5 +381,3 @@ def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[
         if got:
             return n, got
     return 1, ()
-
-
