@@ -356,6 +356,16 @@ def test_a_heading_that_opens_many_chapters_is_not_taken_for_the_title():
     pages = [PageText(1, "Learning Objectives\nAfter completing this chapter the learner will be able to:\n"
                          "understand the significance of public nutrition.")]
     assert detect_chapter(pages, "lehe103-en").title == "lehe103-en"
+    # a title that merely begins with such a word is a title
+    pages = [PageText(1, "Introduction to\nTrigonometry\n8\nYou have already studied about triangles.")]
+    assert detect_chapter(pages, "jemh108").title == "Introduction to Trigonometry"
+
+
+def test_the_title_lines_end_where_a_heading_that_opens_chapters_begins():
+    # jess402 without its running headers: "Chapter 2", the title, then "Overview"
+    pages = [PageText(1, "Chapter 2\nFederalism\nOverview\nIn the previous chapter, we noted that vertical division "
+                         "of power is one form of power-sharing.")]
+    assert detect_chapter(pages, "jess402") == ChapterInfo(title="Federalism", code="jess402", number="2")
 
 
 def test_all_caps_title_is_title_cased():

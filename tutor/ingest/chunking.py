@@ -44,9 +44,9 @@ class ChapterInfo:
 
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4, "V": 5, "VI": 6, "VII": 7, "VIII": 8, "IX": 9, "X": 10, "XI": 11,
           "XII": 12, "XIII": 13, "XIV": 14, "XV": 15}
-# the headings that open many chapters and name none of them
+# the headings that open many chapters and name none of them, standing alone ("Introduction to Trigonometry" is a title)
 _GENERIC_HEAD = re.compile(r"^(?:learning objectives|objectives|introduction|overview|notes? for (?:the )?teachers?"
-                           r"|contents|preface|foreword)\b", re.I)
+                           r"|contents|preface|foreword)\s*:?\s*$", re.I)
 _TITLE_GLUE = frozenset("a an and the of in on to for with its their our".split())
 # a running header of one word that names the book's subject, not the chapter ("MATHEMATICS", "Science#")
 _SUBJECT_WORDS = frozenset("science mathematics maths geography history economics politics civics english hindi "
@@ -120,7 +120,8 @@ def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | N
             if title_lines:
                 break
             continue
-        if _SECTION_HEAD.match(ln) or len(ln) > 60 or ln.endswith((".", "?", ":")) or len(title_lines) >= 4:
+        if _SECTION_HEAD.match(ln) or len(ln) > 60 or ln.endswith((".", "?", ":")) or len(title_lines) >= 4 \
+                or (title_lines and _GENERIC_HEAD.match(ln)):  # "Federalism" then "Overview": the text begins
             break
         if len(ln) > 1:
             title_lines.append(ln)
