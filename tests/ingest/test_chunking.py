@@ -319,7 +319,8 @@ def test_a_one_word_header_names_the_chapter_but_a_subject_name_does_not():
 def test_words_split_by_drop_capitals_are_joined_where_the_chapter_uses_the_whole_word():
     pages = [PageText(1, "You already know that water resources are limited. Freshwater resources are renewed.")]
     assert detect_chapter(pages, "jess103", headers=["#", "WATER R ESOURCES"]).title == "Water Resources"
-    pages = [PageText(1, "The Human Eye and\nthe Colourful World\n10CHAPTER\nYou have studied refraction.")]
+    pages = [PageText(1, "The Human Eye and\nthe Colourful World\n10CHAPTER\nYou have studied refraction. The "
+                         "colourful world of rainbows comes later.")]  # twice, as rejoin_split_words asks
     assert detect_chapter(pages, "jesc110", headers=["The Human Eye and the Colour ful World #"]).title == (
         "The Human Eye and the Colourful World")
     pages = [PageText(1, "A NEW WORLD\nThe first chapter tells of a new world.")]

@@ -13,7 +13,6 @@ import pytest
 from tutor.errors import PdfRefused, TutorError
 from tutor.ingest.pdftext import (
     PageText,
-    _vocabulary,
     clean_pages,
     collapse_repeats,
     dehyphenate,
@@ -22,6 +21,7 @@ from tutor.ingest.pdftext import (
     join_letter_spaced,
     rejoin_split_words,
     strip_symbols,
+    word_counts,
 )
 
 from helpers_library import LIGHT_PAGES, encrypt_pdf, make_image_only_pdf, make_pdf
@@ -161,12 +161,12 @@ def test_two_real_words_are_not_joined(split_cleaned):
 
 def test_split_word_left_alone_when_the_document_never_uses_the_whole_word():
     # "chemic al" with no "chemical" anywhere: no evidence, so no guess
-    vocab = _vocabulary("A chemic al change happens here.")
+    vocab = word_counts("A chemic al change happens here.")
     assert rejoin_split_words("A chemic al change happens here.", vocab) == "A chemic al change happens here."
 
 
 def test_split_word_keeps_trailing_punctuation():
-    vocab = _vocabulary("it burns. it burns. bur ns,")
+    vocab = word_counts("it burns. it burns. bur ns,")
     assert rejoin_split_words("the ribbon bur ns, and", vocab) == "the ribbon burns, and"
 
 
@@ -208,7 +208,7 @@ def test_letter_spaced_line_is_joined_by_clean_pages():
 def test_hyphenated_word_at_line_end_is_joined_when_the_document_uses_it_whole():
     # jess203 p.12: "higher in-" / "comes and many people could then"; the chapter says "incomes" elsewhere
     text = "This would lead to higher in-\ncomes and many people could then\nspend more. Their incomes rise."
-    out = dehyphenate(text, _vocabulary(text))
+    out = dehyphenate(text, word_counts(text))
     assert "in-" not in out
     assert " ".join(out.split()) == (
         "This would lead to higher incomes and many people could then spend more. Their incomes rise."
@@ -222,7 +222,7 @@ def test_real_compound_broken_at_line_end_keeps_its_hyphen():
         "metallic oxides are acidic. Some non metals and metallic oxides are basic.\n"
         "A non-metal such as sulphur forms metallic-looking crystals? No: non metallic ones."
     )
-    out = dehyphenate(text, _vocabulary(text))
+    out = dehyphenate(text, word_counts(text))
     assert "non-metallic" in out
     assert "nonmetallic" not in out
 

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Container
 from dataclasses import dataclass, field, replace
 
-from tutor.ingest.pdftext import PageText
+from tutor.ingest.pdftext import PageText, rejoin_split_words, word_counts
 from tutor.text.normalize import title_case
 from tutor.text.sentences import sentence_spans
 from tutor.types import BODY, EXERCISE, QUESTION_BOX, Chunk
@@ -83,19 +82,19 @@ def _same_word(a: str, b: str) -> bool:
     return a == b or (len(a) >= 4 and len(b) >= 4 and a[:k] == b[:k])
 
 
-def _join_split_words(title: str, vocabulary: Container[str]) -> str:
-    """A title's words split by the PDF's drop capitals or kerning ("WATER R ESOURCES", "Colour ful") joined, where
-    the joined word is a word of the chapter's own text ("resources", "colourful") and the two parts are not both
-    words of it ("A NEW WORLD" stays, though "anew" is a word)."""
+def _join_split_words(title: str, vocabulary: Counter[str]) -> str:
+    """A title's words split by the PDF: a drop capital printed apart from the rest of its word ("WATER R ESOURCES"),
+    joined where the chapter uses the whole word and the capital is not a word of it ("A NEW WORLD" stays, though
+    "anew" is a word); then the stray spaces `rejoin_split_words` mends in the text ("Colour ful")."""
     out: list[str] = []
     for w in title.split(" "):
-        if out and re.fullmatch(r"[^\W\d_]+", w) and re.fullmatch(r"[^\W\d_]+", out[-1]) \
-                and (len(out[-1]) == 1 or w.islower()) and (out[-1] + w).lower() in vocabulary \
-                and not (out[-1].lower() in vocabulary and w.lower() in vocabulary):
+        if out and len(out[-1]) == 1 and out[-1].isupper() and re.fullmatch(r"[^\W\d_]+", w) \
+                and (out[-1] + w).lower() in vocabulary and not (out[-1].lower() in vocabulary
+                                                                 and w.lower() in vocabulary):
             out[-1] += w
         else:
             out.append(w)
-    return " ".join(out)
+    return rejoin_split_words(" ".join(out), vocabulary)
 
 
 def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | None = None) -> ChapterInfo:
@@ -126,7 +125,7 @@ def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | N
         if len(ln) > 1:
             title_lines.append(ln)
     opening = " ".join(title_lines).strip(" ,")
-    body = Counter(re.findall(r"[a-z]+", " ".join(p.text for p in pages).lower()))
+    body = word_counts(" ".join(p.text for p in pages))
     title = _join_split_words(opening if marked else _title_from_headers(pages, headers or [], body) or opening, body)
     if not title or len(title) > 70 or not re.search(r"[A-Za-z]{3}", title) or _GENERIC_HEAD.match(title):
         title = f"Chapter {number}" if number else file_stem

@@ -126,7 +126,8 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
     return {k for k, n in counts.items() if n >= max(3, 0.3 * len(pages)) and len(k) < 80}
 
 
-def _vocabulary(text: str) -> Counter[str]:
+def word_counts(text: str) -> Counter[str]:
+    """How often the text uses each word (Latin letters, lower case): the document's vocabulary."""
     return Counter(w.lower() for w in _WORD.findall(text))
 
 
@@ -217,9 +218,9 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
                 if not ((i < 2 or i >= len(lines) - 2) and re.sub(r"\d+", "#", ln) in running)]
         pages.append("\n".join(kept))
     # pieces of words broken at a line end are not words of the document: leave them out of the vocabulary
-    plain = _vocabulary(_HYPHEN_BREAK.sub(" ", "\n".join(pages)))
+    plain = word_counts(_HYPHEN_BREAK.sub(" ", "\n".join(pages)))
     pages = [dehyphenate(text, plain) for text in pages]
-    vocab = _vocabulary("\n".join(pages))
+    vocab = word_counts("\n".join(pages))
     cleaned = ["\n".join(rejoin_split_words(ln, vocab) for ln in text.splitlines()) for text in pages]
     return cleaned, dropped, sorted(running)
 
