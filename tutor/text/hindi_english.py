@@ -19,7 +19,7 @@ import gzip
 import logging
 import os
 import re
-from collections.abc import Container
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -273,11 +273,13 @@ _LEMMA = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (
 )]
 
 
-def lemmas(word: str) -> list[str]:
+def lemmas(word: str, endings: Sequence[tuple[str, str]] = _LEMMA) -> list[str]:
     """The forms a dictionary may list an inflected Hindi word under (`normalize_hindi` form), most likely first:
-    "अम्लों" -> "अम्ल", "अम्ला"; "बनाया" -> "बनाना"; a stem keeps at least two letters."""
+    "अम्लों" -> "अम्ल", "अम्ला"; "बनाया" -> "बनाना"; a stem keeps at least two letters. `endings`: (inflection, the
+    dictionary form's ending) pairs in the order tried (tutor/text/hinglish_dictionary.py passes them in Latin
+    letters)."""
     out: list[str] = []
-    for suffix, ending in _LEMMA:
+    for suffix, ending in endings:
         if word.endswith(suffix) and len(word) - len(suffix) >= 2:
             form = word[: len(word) - len(suffix)] + ending
             if form not in out:

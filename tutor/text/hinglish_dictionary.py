@@ -13,7 +13,7 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from tutor.text.hindi_english import Dictionary, choose, load_dictionary, romanize
+from tutor.text.hindi_english import Dictionary, choose, lemmas, load_dictionary, romanize
 from tutor.text.hinglish import english_reading as hinglish_english
 
 # how Hindi typed in Latin letters is compared with a romanised dictionary phrase: the spellings Hinglish writers
@@ -73,14 +73,9 @@ def latin_index(d: Dictionary) -> LatinIndex:
 
 
 def latin_lemmas(word: str) -> list[str]:
-    """The forms a typed Hindi word may be listed under, most likely first ("lohe" -> "loha", "jodta" -> "jodna")."""
-    out: list[str] = []
-    for suffix, ending in _LATIN_LEMMA:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
-            form = word[: len(word) - len(suffix)] + ending
-            if form not in out and form != word:
-                out.append(form)
-    return out
+    """The forms a typed Hindi word may be listed under, most likely first ("lohe" -> "loha", "jodta" -> "jodna"):
+    hindi_english's `lemmas` with the endings in Latin letters."""
+    return lemmas(word, _LATIN_LEMMA)
 
 
 def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None
