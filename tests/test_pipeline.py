@@ -598,6 +598,45 @@ def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(lib
     assert ans.reason != "unread_words" and Reason(ans.reason).is_coverage_gap
 
 
+class _HindiReader:
+    """A fake cross-lingual reader: P 0.9 for passages holding `needle`, 0.05 otherwise; records what it read."""
+
+    def __init__(self, needle: str) -> None:
+        self.needle, self.calls = needle, []
+
+    def read(self, question, passages):
+        from tutor.reader.model import Reading
+
+        self.calls.append((question, list(passages)))
+        return [Reading(0.9 if self.needle in t else 0.05, "", 0, 0) for t in passages]
+
+
+def test_the_cross_lingual_reader_decides_a_devanagari_question_reading_the_students_own_words(
+        library, audit, hindi_dictionary):
+    xreader = _HindiReader("passes from air into water")
+    t = build_tutor(library, policy=policy(cross_lingual_reader=True, min_cross_lingual_probability=0.5),
+                    audit=audit, models=False)
+    t.xreader = xreader
+    ans = t.ask(CRICKET_HI, "10", "science")  # three unread words: the English gate alone refused it (above)
+    assert {q for q, _ in xreader.calls} == {CRICKET_HI}  # the student's words, not the dictionary's reading
+    assert not ans.was_refusal and [s.chunk_id for s in ans.sources] == ["light:0000"]
+    assert all(s.citations == (1,) for s in ans.sentences) and "passes from air into water" in ans.answer
+    assert check(ans.checks, "cross_lingual_reader").passed
+    assert check(ans.checks, "cross_lingual").value == "not applied"
+    assert ans.language == "hi" and audit.rows(limit=1)[0]["question"] == CRICKET_HI
+    # nothing in the book answers it: refused by the reader that read it, in Hindi; the words were read, so it is
+    # not refused as unread
+    t.xreader = _HindiReader("nowhere")
+    no = t.ask(CRICKET_HI, "10", "science")
+    assert no.was_refusal and no.reason == "reader_not_answerable" and no.language == "hi"
+    assert not check(no.checks, "cross_lingual_reader").passed
+    # English questions, and the policy switched off, never reach it
+    t.xreader = xreader = _HindiReader("passes from air into water")
+    t.ask("What is refraction?", "10", "science")
+    t.policy = t.policy.with_values(cross_lingual_reader=False)
+    assert t.ask(CRICKET_HI, "10", "science").reason == "unread_words" and not xreader.calls
+
+
 def test_nothing_changes_for_a_shelf_with_hindi_chapters_for_english_questions_or_without_the_dictionary(
         tmp_path, audit, hindi_dictionary):
     hindi = chunk("plight:0000", "प्रकाश का अपवर्तन तब होता है जब प्रकाश हवा से पानी में जाता है। "

@@ -17,7 +17,7 @@ from tutor.budget import StageTimer
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
 from tutor.policy import Policy
 from tutor.reasons import BOOK_REFUSALS, Reason, Tier
-from tutor.retrieval.followup import Resolution, check_own_words, resolve
+from tutor.retrieval.followup import Resolution, check_own_words, resolve_on_shelf
 from tutor.retrieval.passage import on_page, passage_chunk
 from tutor.retrieval.search import Library
 from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
@@ -31,6 +31,7 @@ from tutor.safety.checks import (
     supporting_passage,
     verdict,
 )
+from tutor.safety.crosslingual import cross_decision
 from tutor.safety.gate import GateDecision, decide
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
@@ -66,9 +67,11 @@ class Tutor:
 
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
                  audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
-                 reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic):
+                 reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic,
+                 xreader: ReaderModel | None = None):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
+        self.xreader = xreader  # the cross-lingual reader: decides Hindi questions about English chapters
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
 
@@ -141,9 +144,12 @@ class Tutor:
                         reading = self._shelf_reading(question, str(klass), subject, hinglish=True)[0] or reading
                 elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
                     (reading, unread), read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
-                res = self._resolution(reading or question, str(klass), subject, previous)
-                ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang)
-                if unread and ans.reason in BOOK_REFUSALS:  # the dictionary, not the book, may lack those words
+                res = (resolve_on_shelf(reading or question, str(klass), subject, previous)
+                       if p.resolve_followups else Resolution(reading or question, reading or question, False))
+                cross = question if read_from == "Hindi" and reading else None  # read by the cross-lingual reader
+                ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang, cross)
+                crossed = any(c.name == "cross_lingual_reader" for c in ans.checks)  # that reader read every word
+                if unread and ans.reason in BOOK_REFUSALS and not crossed:  # the dictionary may lack those words
                     words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(unread)  # named to the student
                     ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
                                   f"({words})", notes=ans.notes + (f"Hindi words not read: {', '.join(unread)}",))
@@ -176,19 +182,10 @@ class Tutor:
         Hindi chapter, and the Hindi words it could not read."""
         return shelf_reading(question, self.library.term_stats(self.library.shelf(klass, subject)), hinglish)
 
-    def _resolution(self, question: str, klass: str, subject: str, previous: TutorAnswer | None) -> Resolution:
-        if not self.policy.resolve_followups:
-            return Resolution(question, question, False)
-        # only a turn on the same shelf, asked of the whole shelf, is a conversation to lean on
-        if previous is not None and (previous.mode != "library" or (str(previous.klass), previous.subject)
-                                     != (str(klass), subject)):
-            previous = None
-        return resolve(question, previous)
-
     # ------------------------------------------------------------------ library mode
     def _ask_library(self, question: str, klass: str, subject: str, timer: StageTimer,
                      on_token: OnToken | None = None, followup: Resolution | None = None,
-                     lang: str = "en") -> TutorAnswer:
+                     lang: str = "en", cross: str | None = None) -> TutorAnswer:
         shelf = self.library.shelf(klass, subject)
         p = self._policy_for(shelf)
         stats = self.library.term_stats(shelf)
@@ -237,7 +234,11 @@ class Tutor:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
         found = None
-        if decision.passed and self.reader is not None and p.reader:
+        if cross and self.xreader is not None and p.cross_lingual_reader:  # a Hindi question, an English shelf
+            with timer.stage("reader"):
+                decision, found = cross_decision(self.xreader, cross, hits, decision, p)
+            timer.check("reader")
+        elif decision.passed and self.reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(self.reader, asked, decision, p)
             timer.check("reader")

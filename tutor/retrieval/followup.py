@@ -247,3 +247,12 @@ def check_own_words(res: Resolution, evidence_texts: list[str], threshold: float
         detail += f"; missing: {', '.join(missing)}"
     return Check("followup_own_words", "gate", share >= threshold, round(share, 4), threshold, detail,
                  Reason.FOLLOWUP_NOT_COVERED)
+
+
+def resolve_on_shelf(question: str, klass: str, subject: str, previous=None) -> Resolution:
+    """`resolve` against `previous` only when it was asked of the whole shelf of `klass` and `subject`: only such a
+    turn is a conversation to lean on."""
+    if previous is not None and (previous.mode != "library" or (str(previous.klass), previous.subject)
+                                 != (str(klass), subject)):
+        previous = None
+    return resolve(question, previous)

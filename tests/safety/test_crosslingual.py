@@ -1,0 +1,68 @@
+"""The gate across languages (tutor/safety/crosslingual.py) with a fake reader: which windows the cross-lingual reader
+reads, that it alone decides, and what evidence and candidates an answer then quotes."""
+from __future__ import annotations
+
+from tutor.reader.model import Reading
+from tutor.reasons import Reason
+from tutor.safety.crosslingual import chunk_windows, cross_decision, window_candidates
+from tutor.safety.gate import decide
+from tutor.text.terms import TermStats
+
+from helpers_safety import LIGHT, check, chunk, hits, policy
+
+SIX = chunk("light:0009", "One. Two. Three. Four. Five. Six.", page=4)
+
+
+class Fake:
+    def __init__(self, needle: str) -> None:
+        self.needle, self.calls = needle, []
+
+    def read(self, question, passages):
+        self.calls.append((question, list(passages)))
+        return [Reading(0.8 if self.needle in t else 0.1, "", 0, 0) for t in passages]
+
+
+def test_windows_cover_every_sentence_of_the_first_evidence_chunks_in_threes_every_two_sentences():
+    wins = chunk_windows(hits((SIX, 0.5), (LIGHT[3], 0.4), (LIGHT[0], 0.3), (LIGHT[1], 0.2)), 2)
+    assert [w.text for w in wins[:2]] == ["One. Two. Three.", "Three. Four. Five."]
+    assert wins[2].text == "Five. Six."
+    # the exercise chunk is not evidence: the second chunk read is light:0000, and only two chunks are read
+    assert [w.hit.chunk.chunk_id for w in wins[3:]] == ["light:0000"] and len(wins) == 4
+    for w in wins:
+        assert w.hit.chunk.text[w.offset:w.offset + len(w.text)] == w.text
+
+
+def test_the_window_that_answers_decides_and_its_sentences_are_the_candidates():
+    q = "अपवर्तन क्या है?"
+    found = hits((LIGHT[1], 0.4), (LIGHT[0], 0.35), (LIGHT[2], 0.3))
+    p = policy(min_cross_lingual_probability=0.5, cross_lingual_chunks=3)
+    gate = decide("what refraction", found, p, TermStats([c.text for c in LIGHT]))
+    reader = Fake("bending of light")
+    out, best = cross_decision(reader, q, found, gate, p)
+    assert reader.calls[0][0] == q and out.passed and out.reason == Reason.ANSWERED
+    assert [h.chunk.chunk_id for h in out.evidence] == ["light:0000"]
+    assert {h.chunk.chunk_id for h in out.near_misses} == {"light:0001", "light:0002"}
+    assert [c.text for c in out.candidates] == [LIGHT[0].text[s:e] for s, e, _ in LIGHT[0].sentences]
+    assert best is not None and best.chunk_id == "light:0000" and out.values["cross_lingual_p"] == 0.8
+    assert check(out.checks, "cross_lingual_reader").passed
+    # above the reader's threshold nothing answers: refused, whatever the English gate said
+    strict = policy(min_cross_lingual_probability=0.9, cross_lingual_chunks=3)
+    out, _ = cross_decision(Fake("bending of light"), q, found, gate, strict)
+    assert not out.passed and out.reason == Reason.READER_NOT_ANSWERABLE and out.confidence < 0.5
+
+
+def test_without_evidence_nothing_is_read_and_the_gates_decision_stands():
+    p = policy()
+    found = hits((LIGHT[3], 0.6))  # an exercise chunk only
+    gate = decide("why light bend", found, p, TermStats([c.text for c in LIGHT]))
+    reader = Fake("light")
+    out, best = cross_decision(reader, "प्रकाश क्यों मुड़ता है?", found, gate, p)
+    assert not reader.calls and best is None and out.passed == gate.passed
+    assert check(out.checks, "cross_lingual").value == "not applied"
+
+
+def test_window_candidates_keep_reading_order_and_pages():
+    wins = chunk_windows(hits((SIX, 0.5)), 1)
+    cands = window_candidates(wins[1], 0.7)
+    assert [c.text for c in cands] == ["Three.", "Four.", "Five."] and all(c.page == 4 for c in cands)
+    assert cands[0].rank_score > cands[1].rank_score > cands[2].rank_score
