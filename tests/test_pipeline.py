@@ -599,7 +599,7 @@ def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(lib
 
 
 class _HindiReader:
-    """A fake cross-lingual reader: P 0.9 for passages holding `needle`, 0.05 otherwise; records what it read."""
+    """A fake cross-lingual judge: 0.9 for passages holding `needle`, 0.05 otherwise; records what it read."""
 
     def __init__(self, needle: str) -> None:
         self.needle, self.calls = needle, []
@@ -611,29 +611,33 @@ class _HindiReader:
         return [Reading(0.9 if self.needle in t else 0.05, "", 0, 0) for t in passages]
 
 
-def test_the_cross_lingual_reader_decides_a_devanagari_question_reading_the_students_own_words(
-        library, audit, hindi_dictionary):
+@pytest.mark.parametrize("judge", ["e5", "reader"])
+def test_the_cross_lingual_judge_decides_a_devanagari_question_reading_the_students_own_words(
+        library, audit, hindi_dictionary, judge):
     xreader = _HindiReader("passes from air into water")
-    t = build_tutor(library, policy=policy(cross_lingual_reader=True, min_cross_lingual_probability=0.5),
+    t = build_tutor(library, policy=policy(cross_lingual=True, cross_lingual_judge=judge, min_cross_lingual_score=0.5),
                     audit=audit, models=False)
-    t.xreader = xreader
+    t.cross_judge = xreader
     ans = t.ask(CRICKET_HI, "10", "science")  # three unread words: the English gate alone refused it (above)
     assert {q for q, _ in xreader.calls} == {CRICKET_HI}  # the student's words, not the dictionary's reading
     assert not ans.was_refusal and [s.chunk_id for s in ans.sources] == ["light:0000"]
     assert all(s.citations == (1,) for s in ans.sentences) and "passes from air into water" in ans.answer
-    assert check(ans.checks, "cross_lingual_reader").passed
+    assert check(ans.checks, "cross_lingual_judge").passed and ans.measures["cross_lingual_score"] == 0.9
     assert check(ans.checks, "cross_lingual").value == "not applied"
     assert ans.language == "hi" and audit.rows(limit=1)[0]["question"] == CRICKET_HI
     # nothing in the book answers it: refused by the reader that read it, in Hindi; the words were read, so it is
     # not refused as unread
-    t.xreader = _HindiReader("nowhere")
+    t.cross_judge = _HindiReader("nowhere")
     no = t.ask(CRICKET_HI, "10", "science")
     assert no.was_refusal and no.reason == "reader_not_answerable" and no.language == "hi"
-    assert not check(no.checks, "cross_lingual_reader").passed
+    assert not check(no.checks, "cross_lingual_judge").passed
+    # a question the dictionary read whole and the English gate answered stands: the judge is not asked
+    t.cross_judge = idle = _HindiReader("nowhere")
+    assert not t.ask(REFRACTION_HI, "10", "science").was_refusal and not idle.calls
     # English questions, and the policy switched off, never reach it
-    t.xreader = xreader = _HindiReader("passes from air into water")
+    t.cross_judge = xreader = _HindiReader("passes from air into water")
     t.ask("What is refraction?", "10", "science")
-    t.policy = t.policy.with_values(cross_lingual_reader=False)
+    t.policy = t.policy.with_values(cross_lingual=False)
     assert t.ask(CRICKET_HI, "10", "science").reason == "unread_words" and not xreader.calls
 
 

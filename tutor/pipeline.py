@@ -68,10 +68,10 @@ class Tutor:
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
                  audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
                  reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic,
-                 xreader: ReaderModel | None = None):
+                 cross_judge: ReaderModel | None = None):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
-        self.xreader = xreader  # the cross-lingual reader: decides Hindi questions about English chapters
+        self.cross_judge = cross_judge  # decides Hindi questions about English chapters (tutor/safety/crosslingual.py)
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
 
@@ -146,9 +146,9 @@ class Tutor:
                     (reading, unread), read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
                 res = (resolve_on_shelf(reading or question, str(klass), subject, previous)
                        if p.resolve_followups else Resolution(reading or question, reading or question, False))
-                cross = question if read_from == "Hindi" and reading else None  # read by the cross-lingual reader
+                cross = question if read_from == "Hindi" and reading else None  # read by the cross-lingual judge
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang, cross)
-                crossed = any(c.name == "cross_lingual_reader" for c in ans.checks)  # that reader read every word
+                crossed = any(c.name == "cross_lingual_judge" for c in ans.checks)  # it read every word
                 if unread and ans.reason in BOOK_REFUSALS and not crossed:  # the dictionary may lack those words
                     words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(unread)  # named to the student
                     ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
@@ -234,14 +234,14 @@ class Tutor:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
         found = None
-        if cross and self.xreader is not None and p.cross_lingual_reader:  # a Hindi question, an English shelf
-            with timer.stage("reader"):
-                decision, found = cross_decision(self.xreader, cross, hits, decision, p)
-            timer.check("reader")
-        elif decision.passed and self.reader is not None and p.reader:
+        if decision.passed and self.reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(self.reader, asked, decision, p)
             timer.check("reader")
+        if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
+            with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words
+                decision, found = cross_decision(self.cross_judge, cross, hits, decision, p)
+            timer.check("cross_lingual")
         near = tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
             other_label = decision.other_shelf.subject.replace("-", " ").title() if decision.other_shelf else ""

@@ -94,13 +94,15 @@ class Policy:
                              "in one batch", 1, 10)
     reader_support: bool = _f(True, "in the answer checks, read each sentence an LLM wrote against the passage it "
                               "cites with the reader's support head")
-    # the cross-lingual reader (the same cross-encoder on multilingual e5, tutor/safety/crosslingual.py): decides a
-    # Hindi question asked of a shelf with no Hindi chapter
-    cross_lingual_reader: bool = _f(False, "let the cross-lingual reader decide Hindi questions about English "
-                                    "chapters, reading the student's own words (the term checks do not apply)")
-    min_cross_lingual_probability: float = _f(0.5, "the cross-lingual reader's probability (0-1) that some window "
-                                              "of the evidence answers the question as asked, needed to answer", 0, 1)
-    cross_lingual_chunks: int = _f(5, "evidence chunks whose windows the cross-lingual reader reads", 1, 20)
+    # the gate across languages (tutor/safety/crosslingual.py): what decides a Hindi question asked of a shelf with no
+    # Hindi chapter, reading the student's own words
+    cross_lingual: bool = _f(False, "let a cross-lingual judge decide Hindi (Devanagari) questions about English "
+                             "chapters from the student's own words (the term checks do not apply across languages)")
+    cross_lingual_judge: str = _f("e5", "e5: multilingual e5's cosine of the question and each evidence chunk; "
+                                  "reader: the cross-lingual reader's P(the window answers)", choices=("e5", "reader"))
+    min_cross_lingual_score: float = _f(0.5, "the judge's score some evidence chunk (e5) or window (reader) needs "
+                                        "for the question to be answered", 0, 1)
+    cross_lingual_chunks: int = _f(5, "evidence chunks the cross-lingual judge reads", 1, 20)
     min_support_probability: float = _f(0.5, "the support head's probability (0-1) each LLM sentence needs", 0, 1)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")

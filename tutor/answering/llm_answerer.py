@@ -136,11 +136,8 @@ def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, 
         from tutor.reader.model import shared_reader
 
         parts["reader"] = shared_reader()
-    if policy.cross_lingual_reader:
-        from tutor.reader.model import default_xreader_dir, reader_available, shared_reader
-
-        if reader_available(default_xreader_dir()):  # without it, Hindi questions are read through the dictionary
-            parts["xreader"] = shared_reader(default_xreader_dir(), engine="torch")
+    if policy.cross_lingual:
+        parts["cross_judge"] = cross_lingual_judge(policy)
     if not (policy.rerank or policy.judge):
         return parts
     model = getattr(parts["answerer"], "llm", None) or llm or local_llm(policy)
@@ -153,3 +150,16 @@ def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, 
 
         parts["judge"] = AnswerabilityJudge(model, policy)
     return parts
+
+
+def cross_lingual_judge(policy: Policy):
+    """What decides a Hindi question about an English chapter (tutor/safety/crosslingual.py): multilingual e5's
+    similarity, or the cross-lingual reader where it ships (None without it: such questions are then read through the
+    dictionary alone, as before)."""
+    if policy.cross_lingual_judge == "e5":
+        from tutor.safety.crosslingual import E5Similarity
+
+        return E5Similarity()
+    from tutor.reader.model import default_xreader_dir, reader_available, shared_reader
+
+    return shared_reader(default_xreader_dir(), engine="torch") if reader_available(default_xreader_dir()) else None

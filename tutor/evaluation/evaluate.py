@@ -56,6 +56,8 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
             "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
             "reader_ms": ans.timings_ms.get("reader"), "reader_p": ans.measures.get("reader_p"),
+            "cross_lingual_ms": ans.timings_ms.get("cross_lingual"),
+            "cross_lingual_score": ans.measures.get("cross_lingual_score"),
             "llm_answer_ms": ans.timings_ms.get("answer") if ans.llm_called and "answer" in ans.timings_ms else None,
             "drafted": drafted, "unsupported": unsupported, "shown_unsupported": answered and unsupported,
             "judge_said_yes": None if judged is None else bool(judged.passed),

@@ -149,7 +149,11 @@ def build_net(config: dict | None = None):
 
         def forward(self, ids, mask, types):
             hs = self.bert(input_ids=ids, attention_mask=mask, token_type_ids=types).last_hidden_state
-            cls = hs[:, 0]
+            if base == "e5":  # e5 was pre-trained to mean-pool: its <s> state barely varies (a head on it learnt
+                m = mask.unsqueeze(-1).to(hs.dtype)  # nothing, held-out AUC 0.57), the mean of the tokens does
+                cls = (hs * m).sum(1) / m.sum(1).clamp(min=1.0)
+            else:
+                cls = hs[:, 0]
             se = self.span(hs)
             return self.answer(cls).squeeze(-1), self.support(cls).squeeze(-1), se[..., 0], se[..., 1]
 

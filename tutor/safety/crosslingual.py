@@ -1,20 +1,23 @@
-"""The gate across languages: a Hindi question about an English chapter, judged by the cross-lingual reader.
+"""The gate across languages: a Hindi question about an English chapter, judged from the student's own words.
 
 The English gate's checks compare words and MiniLM cosines. Across scripts they only see the dictionary's keyword
 reading of a Hindi question ("what combination अभिक्रिया"), whose cosine to the passage that answers it is far below
 an English question's, and whose unread words count as unknown. So for a question in Hindi (Devanagari) asked of a
-shelf with no Hindi chapter, what decides is the cross-lingual reader (tutor/reader/model.py with base "e5": a
-cross-encoder on multilingual e5-small, trained on the English examples with part-Hindi questions,
-tutor/reader/codemix.py). It reads the student's own question against windows of the evidence that retrieval found
-for the reading:
+shelf with no Hindi chapter, retrieval still runs on that reading (it finds the gold chapter among the first five
+evidence chunks for 80% of the answerable Devanagari questions), but a cross-lingual judge decides, reading the
+question as typed against those chunks:
 
-- applies across languages: the cross-lingual reader (P that the window answers, >= min_cross_lingual_probability),
-  and the gate's own verdict when it passed (an English-scale pass stands: the reading already matched the book);
-- not applied across languages: confidence, mean confidence, term coverage, unknown-term penalty, names, negation and
-  answer-type cues (they compare words of one language), and the English-only reader.
+- `e5` (`E5Similarity`): multilingual e5's cosine of the question ("query: ") and each chunk ("passage: "); the best
+  chunk must reach `min_cross_lingual_score`, and the answer quotes the chunk's sentence e5 finds closest to the
+  question with its neighbours;
+- `reader`: the cross-lingual reader (tutor/reader/model.py, base "e5", trained on the English examples with
+  part-Hindi questions, tutor/reader/codemix.py): its P that a window (three sentences) answers.
 
-Pure functions over the hits and the reader's readings; the pipeline calls `cross_decision` after the gate and before
-any answer is written, so an LLM is never called for a question it refuses.
+A question whose reading passed the English gate and reader stands as answered (the dictionary read it whole and
+the book matched); what they refused goes to the judge. In its decision the judge applies across languages; not
+applied (listed in the diagnostics as such) are confidence, mean confidence, term coverage, the unknown-term penalty,
+names, negation and answer-type cues, which compare words of one language, and the English-only reader. The pipeline
+calls `cross_decision` before any answer is written, so an LLM is never called for a question it refuses.
 """
 from __future__ import annotations
 
@@ -22,13 +25,31 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from tutor.policy import Policy
+from tutor.reader.model import Reading
 from tutor.reasons import Reason, Tier
 from tutor.safety.answerability import WINDOW, Finding, ReaderModel, Window, finding
 from tutor.safety.gate import Candidate, GateDecision
 from tutor.types import Check, Hit
 
 NOT_APPLIED = ("confidence, term and cue checks compare words of one language: not applied to a Hindi question "
-               "about an English chapter; the cross-lingual reader decides")
+               "about an English chapter; the cross-lingual judge decides")
+
+
+class E5Similarity:
+    """Multilingual e5's cosine of a question and passages, shaped as a reader's readings (P = the cosine, no span):
+    the `e5` cross-lingual judge. One model per process, shared with nothing else."""
+
+    def __init__(self) -> None:
+        from tutor.retrieval.embedding import E5Embedder
+
+        self.embedder = E5Embedder()
+
+    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
+        if not passages:
+            return []
+        q = self.embedder.embed_query([question])[0]
+        vecs = self.embedder.embed_passages(list(passages))  # one batch: the engine spreads the texts over the cores
+        return [Reading(float(v @ q), "", 0, 0) for v in vecs]
 
 
 def chunk_windows(hits: Sequence[Hit], n_chunks: int) -> list[Window]:
@@ -43,41 +64,72 @@ def chunk_windows(hits: Sequence[Hit], n_chunks: int) -> list[Window]:
     return out
 
 
-def window_candidates(win: Window, probability: float) -> tuple[Candidate, ...]:
-    """The answering window's sentences as the answerer's candidates, in their order (the answer quotes them)."""
+def window_candidates(win: Window, score: float, lead: int = 0) -> tuple[Candidate, ...]:
+    """The answering window's sentences as the answerer's candidates, in their order (the answer quotes them); the
+    `lead`-th sentence of the window ranks first."""
     chunk = win.hit.chunk
     sents = chunk.sentences[win.first:win.first + WINDOW] or [(0, len(chunk.text), chunk.page_start)]
-    return tuple(Candidate(win.hit, win.first + i, chunk.text[s:e], page, probability, True,
-                           rank_score=probability - 0.001 * i) for i, (s, e, page) in enumerate(sents))
+    return tuple(Candidate(win.hit, win.first + i, chunk.text[s:e], page, score, True,
+                           rank_score=score - 0.001 * (i != lead) - 0.0001 * i) for i, (s, e, page) in enumerate(sents))
 
 
-def cross_decision(reader: ReaderModel, question: str, hits: Sequence[Hit], gate: GateDecision,
-                   policy: Policy) -> tuple[GateDecision, Finding | None]:
-    """The decision for a question in another language than its shelf: answered when some window of the first
-    `cross_lingual_chunks` evidence chunks answers the student's own words with P >= min_cross_lingual_probability,
-    with that window's chunk as the evidence; otherwise refused as not answerable (the gate's checks are kept in the
-    diagnostics, marked as not applied)."""
-    wins = chunk_windows(hits, policy.cross_lingual_chunks)
-    skipped = Check("cross_lingual", "gate", True, "not applied", "-", NOT_APPLIED, Reason.READER_NOT_ANSWERABLE)
+def _e5_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int):
+    """Whole chunks scored; then the best chunk's sentences, and the window around the closest one."""
+    chunks = [h for h in hits if h.chunk.is_evidence][:n]
+    if not chunks:
+        return None
+    scores = [r.probability for r in judge.read(question, [h.chunk.text for h in chunks])]
+    best = max(range(len(chunks)), key=scores.__getitem__)
+    hit = chunks[best]
+    spans = [(s, e) for s, e, _ in hit.chunk.sentences] or [(0, len(hit.chunk.text))]
+    near = [r.probability for r in judge.read(question, [hit.chunk.text[s:e] for s, e in spans])]
+    at = max(range(len(spans)), key=near.__getitem__)
+    first = max(0, min(at - 1, len(spans) - WINDOW))
+    last = min(len(spans), first + WINDOW) - 1
+    win = Window(hit, first, hit.chunk.text[spans[first][0]:spans[last][1]], spans[first][0])
+    sentence = hit.chunk.text[spans[at][0]:spans[at][1]]
+    page = hit.chunk.sentences[at][2] if hit.chunk.sentences else hit.chunk.page_start
+    found = Finding(round(scores[best], 4), "", hit.chunk.chunk_id, sentence, page)
+    return found, win, at - first, chunks, scores
+
+
+def _reader_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int):
+    """Windows of the first chunks read; the best window."""
+    wins = chunk_windows(hits, n)
     if not wins:
+        return None
+    readings = judge.read(question, [w.text for w in wins])
+    i = max(range(len(readings)), key=lambda k: readings[k].probability)
+    found = finding(readings, wins)
+    assert found is not None
+    return found, wins[i], 0, [w.hit for w in wins], [r.probability for r in readings]
+
+
+def cross_decision(judge: ReaderModel, question: str, hits: Sequence[Hit], gate: GateDecision,
+                   policy: Policy) -> tuple[GateDecision, Finding | None]:
+    """The decision for a Hindi question asked of an English shelf: answered when the judge scores some evidence chunk
+    (e5) or window (reader) of the first `cross_lingual_chunks` at min_cross_lingual_score or more, with that chunk as
+    the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics)."""
+    units = (_e5_units if policy.cross_lingual_judge == "e5" else _reader_units)(
+        judge, question, hits, policy.cross_lingual_chunks)
+    skipped = Check("cross_lingual", "gate", True, "not applied", "-", NOT_APPLIED, Reason.READER_NOT_ANSWERABLE)
+    if units is None:
         return replace(gate, checks=gate.checks + (skipped,)), None
-    readings = reader.read(question, [w.text for w in wins])
-    best_i = max(range(len(readings)), key=lambda i: readings[i].probability)
-    best, win = finding(readings, wins), wins[best_i]
-    assert best is not None
-    ok = best.probability >= policy.min_cross_lingual_probability
-    detail = (f"P(the passage answers the question as asked) {best.probability:.2f} in {best.chunk_id} (p. "
-              f"{best.page}), best of {len(wins)} window(s) of {len({w.hit.chunk.chunk_id for w in wins})} chunk(s)"
+    best, win, lead, read, scores = units
+    ok = best.probability >= policy.min_cross_lingual_score
+    what = "cosine of the question and the chunk" if policy.cross_lingual_judge == "e5" else "P(the window answers)"
+    detail = (f"{policy.cross_lingual_judge}: {what} {best.probability:.3f} in {best.chunk_id} (p. {best.page}), best "
+              f"of {len(scores)}: " + ", ".join(f"{v:.3f}" for v in scores)
               + (f"; answer span: {best.span!r}" if best.span else ""))
-    check = Check("cross_lingual_reader", "gate", ok, best.probability, policy.min_cross_lingual_probability, detail,
+    check = Check("cross_lingual_judge", "gate", ok, best.probability, policy.min_cross_lingual_score, detail,
                   Reason.READER_NOT_ANSWERABLE)
-    values = {**gate.values, "cross_lingual_p": best.probability}
+    values = {**gate.values, "cross_lingual_score": best.probability}
     checks = gate.checks + (skipped, check)
     if not ok:
         return replace(gate, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=checks, tier=Tier.READER,
                        values=values, confidence=min(gate.confidence, 0.49)), best
-    others = tuple({w.hit.chunk.chunk_id: w.hit for w in wins if w.hit.chunk.chunk_id != win.hit.chunk.chunk_id}
-                   .values())
+    others = tuple({h.chunk.chunk_id: h for h in read if h.chunk.chunk_id != win.hit.chunk.chunk_id}.values())
     return replace(gate, passed=True, reason=Reason.ANSWERED, checks=checks, tier=Tier.READER, values=values,
-                   evidence=(win.hit,), near_misses=others[:3], candidates=window_candidates(win, best.probability),
-                   confidence=round(best.probability, 4), other_shelf=None), best
+                   evidence=(win.hit,), near_misses=others[:3], other_shelf=None,
+                   candidates=window_candidates(win, best.probability, lead),
+                   confidence=round(best.probability, 4)), best
