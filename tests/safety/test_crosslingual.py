@@ -90,3 +90,25 @@ def test_the_e5_judge_is_multilingual_e5s_cosine():
     r = E5Similarity().read("प्रकाश संश्लेषण क्या है?", ["Photosynthesis is how green plants make food from light.",
                                                        "The Treaty of Vienna was signed in 1815."])
     assert r[0].probability > r[1].probability and all(0 < x.probability <= 1 and x.span == "" for x in r)
+
+
+def test_the_e5_judge_keeps_passage_vectors_and_embeds_each_new_passage_once():
+    import numpy as np
+
+    from tutor.safety.crosslingual import E5Similarity
+
+    class Counting:
+        def __init__(self):
+            self.passages = []
+
+        def embed_query(self, texts):
+            return np.ones((len(texts), 2)) / np.sqrt(2)
+
+        def embed_passages(self, texts):
+            self.passages += texts
+            return np.array([[1.0, 0.0] if "a" in t else [0.0, 1.0] for t in texts])
+
+    judge = E5Similarity(Counting(), cache_size=2)
+    assert [round(r.probability, 3) for r in judge.read("q", ["a", "b", "a"])] == [0.707, 0.707, 0.707]
+    judge.read("q", ["b", "c"])
+    assert judge.embedder.passages == ["a", "b", "c"] and list(judge._vectors) == ["b", "c"]  # oldest dropped

@@ -21,8 +21,12 @@ calls `cross_decision` before any answer is written, so an LLM is never called f
 """
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
+
+import numpy as np
 
 from tutor.policy import Policy
 from tutor.reader.model import Reading
@@ -37,18 +41,35 @@ NOT_APPLIED = ("confidence, term and cue checks compare words of one language: n
 
 class E5Similarity:
     """Multilingual e5's cosine of a question and passages, shaped as a reader's readings (P = the cosine, no span):
-    the `e5` cross-lingual judge. One model per process, shared with nothing else."""
+    the `e5` cross-lingual judge. One model per process; the passages' vectors are kept (`cache_size` of them, about
+    1.5 KB each), since the same chapters' chunks come back question after question."""
 
-    def __init__(self) -> None:
-        from tutor.retrieval.embedding import E5Embedder
+    def __init__(self, embedder=None, cache_size: int = 20000) -> None:
+        if embedder is None:
+            from tutor.retrieval.embedding import E5Embedder
 
-        self.embedder = E5Embedder()
+            embedder = E5Embedder()
+        self.embedder = embedder  # embed_query / embed_passages: unit vectors
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._size = cache_size
+        self._lock = threading.Lock()
 
     def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
         if not passages:
             return []
         q = self.embedder.embed_query([question])[0]
-        vecs = self.embedder.embed_passages(list(passages))  # one batch: the engine spreads the texts over the cores
+        with self._lock:
+            new = list(dict.fromkeys(p for p in passages if p not in self._vectors))
+        if new:  # one batch: the engine spreads the texts over the cores
+            for p, v in zip(new, self.embedder.embed_passages(new)):
+                with self._lock:
+                    self._vectors[p] = v
+        with self._lock:
+            vecs = [self._vectors[p] for p in passages]
+            for p in passages:
+                self._vectors.move_to_end(p)
+            while len(self._vectors) > self._size:
+                self._vectors.popitem(last=False)
         return [Reading(float(v @ q), "", 0, 0) for v in vecs]
 
 
