@@ -112,3 +112,12 @@ def test_the_e5_judge_keeps_passage_vectors_and_embeds_each_new_passage_once():
     assert [round(r.probability, 3) for r in judge.read("q", ["a", "b", "a"])] == [0.707, 0.707, 0.707]
     judge.read("q", ["b", "c"])
     assert judge.embedder.passages == ["a", "b", "c"] and list(judge._vectors) == ["b", "c"]  # oldest dropped
+
+
+def test_the_e5_judge_reads_no_sentences_for_a_question_it_refuses():
+    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
+    p = policy(cross_lingual_judge="e5", min_cross_lingual_score=0.9, cross_lingual_chunks=2)
+    gate = decide("what four", found, p, TermStats([SIX.text]))
+    judge = Fake("Four.")
+    out, _ = cross_decision(judge, "चार क्या है?", found, gate, p)
+    assert not out.passed and [len(passages) for _, passages in judge.calls] == [2]

@@ -94,8 +94,9 @@ def window_candidates(win: Window, score: float, lead: int = 0) -> tuple[Candida
                            rank_score=score - 0.001 * (i != lead) - 0.0001 * i) for i, (s, e, page) in enumerate(sents))
 
 
-def _e5_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int):
-    """Whole chunks scored; then the best chunk's sentences, and the window around the closest one."""
+def _e5_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int, threshold: float):
+    """Whole chunks scored; then, when the best reaches `threshold`, its sentences, and the window around the closest
+    one (a refusal quotes nothing: its sentences are not read)."""
     chunks = [h for h in hits if h.chunk.is_evidence][:n]
     if not chunks:
         return None
@@ -103,8 +104,10 @@ def _e5_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int):
     best = max(range(len(chunks)), key=scores.__getitem__)
     hit = chunks[best]
     spans = [(s, e) for s, e, _ in hit.chunk.sentences] or [(0, len(hit.chunk.text))]
-    near = [r.probability for r in judge.read(question, [hit.chunk.text[s:e] for s, e in spans])]
-    at = max(range(len(spans)), key=near.__getitem__)
+    at = 0
+    if scores[best] >= threshold:
+        near = [r.probability for r in judge.read(question, [hit.chunk.text[s:e] for s, e in spans])]
+        at = max(range(len(spans)), key=near.__getitem__)
     first = max(0, min(at - 1, len(spans) - WINDOW))
     last = min(len(spans), first + WINDOW) - 1
     win = Window(hit, first, hit.chunk.text[spans[first][0]:spans[last][1]], spans[first][0])
@@ -114,7 +117,7 @@ def _e5_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int):
     return found, win, at - first, chunks, scores
 
 
-def _reader_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int):
+def _reader_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int, threshold: float):
     """Windows of the first chunks read; the best window."""
     wins = chunk_windows(hits, n)
     if not wins:
@@ -132,7 +135,7 @@ def cross_decision(judge: ReaderModel, question: str, hits: Sequence[Hit], gate:
     (e5) or window (reader) of the first `cross_lingual_chunks` at min_cross_lingual_score or more, with that chunk as
     the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics)."""
     units = (_e5_units if policy.cross_lingual_judge == "e5" else _reader_units)(
-        judge, question, hits, policy.cross_lingual_chunks)
+        judge, question, hits, policy.cross_lingual_chunks, policy.min_cross_lingual_score)
     skipped = Check("cross_lingual", "gate", True, "not applied", "-", NOT_APPLIED, Reason.READER_NOT_ANSWERABLE)
     if units is None:
         return replace(gate, checks=gate.checks + (skipped,)), None
