@@ -625,12 +625,14 @@ def test_the_cross_lingual_judge_decides_a_devanagari_question_reading_the_stude
     assert check(ans.checks, "cross_lingual_judge").passed and ans.measures["cross_lingual_score"] == 0.9
     assert check(ans.checks, "cross_lingual").value == "not applied"
     assert ans.language == "hi" and audit.rows(limit=1)[0]["question"] == CRICKET_HI
-    # nothing in the book answers it: refused by the reader that read it, in Hindi; the words were read, so it is
-    # not refused as unread
+    # nothing retrieved answers it: refused in Hindi; the chunks were found by a reading that lacked three words, so
+    # the refusal names them (as without the judge), and the judge's verdict is in the diagnostics
     t.cross_judge = _HindiReader("nowhere")
     no = t.ask(CRICKET_HI, "10", "science")
-    assert no.was_refusal and no.reason == "reader_not_answerable" and no.language == "hi"
+    assert no.was_refusal and no.reason == "unread_words" and no.language == "hi"
     assert not check(no.checks, "cross_lingual_judge").passed
+    whole = t.ask("विश्व क्या है?", "10", "science")  # every word read: the judge's refusal is the reason given
+    assert whole.reason == "reader_not_answerable" and not check(whole.checks, "cross_lingual_judge").passed
     # a question the dictionary read whole and the English gate answered stands: the judge is not asked
     t.cross_judge = idle = _HindiReader("nowhere")
     assert not t.ask(REFRACTION_HI, "10", "science").was_refusal and not idle.calls

@@ -148,8 +148,9 @@ class Tutor:
                        if p.resolve_followups else Resolution(reading or question, reading or question, False))
                 cross = question if read_from == "Hindi" and reading else None  # read by the cross-lingual judge
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang, cross)
-                crossed = any(c.name == "cross_lingual_judge" for c in ans.checks)  # it read every word
-                if unread and ans.reason in BOOK_REFUSALS and not crossed:  # the dictionary may lack those words
+                # the dictionary, not the book, may lack those words: retrieval ran on a reading without them (the
+                # cross-lingual judge reads the question whole, but only the chunks that reading found)
+                if unread and ans.reason in BOOK_REFUSALS:
                     words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(unread)  # named to the student
                     ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
                                   f"({words})", notes=ans.notes + (f"Hindi words not read: {', '.join(unread)}",))
