@@ -60,12 +60,10 @@ class E5Similarity:
         q = self.embedder.embed_query([question])[0]
         with self._lock:
             new = list(dict.fromkeys(p for p in passages if p not in self._vectors))
-        if new:  # one batch: the engine spreads the texts over the cores
-            for p, v in zip(new, self.embedder.embed_passages(new)):
-                with self._lock:
-                    self._vectors[p] = v
+        fresh = dict(zip(new, self.embedder.embed_passages(new))) if new else {}  # one batch over the cores
         with self._lock:
-            vecs = [self._vectors[p] for p in passages]
+            self._vectors.update(fresh)
+            vecs = [fresh[p] if p in fresh else self._vectors[p] for p in passages]
             for p in passages:
                 self._vectors.move_to_end(p)
             while len(self._vectors) > self._size:
