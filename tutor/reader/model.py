@@ -92,7 +92,7 @@ def make_tokenizer(max_length: int, base: str = "minilm"):
     return tok
 
 
-_SINGLE: dict[int, object] = {}
+_SINGLE: dict[int, tuple[object, object]] = {}  # id(tok) -> (tok, its copy); holding tok keeps its id unique
 
 
 def _single_tokenizer(tok):
@@ -102,8 +102,8 @@ def _single_tokenizer(tok):
     if id(tok) not in _SINGLE:
         single = Tokenizer.from_str(tok.to_str())
         single.no_truncation()
-        _SINGLE[id(tok)] = single
-    return _SINGLE[id(tok)]
+        _SINGLE[id(tok)] = (tok, single)
+    return _SINGLE[id(tok)][1]
 
 
 def short_question(tok, question: str) -> str:
@@ -149,8 +149,9 @@ def build_net(config: dict | None = None):
 
         def forward(self, ids, mask, types):
             hs = self.bert(input_ids=ids, attention_mask=mask, token_type_ids=types).last_hidden_state
-            if base == "e5":  # e5 was pre-trained to mean-pool: its <s> state barely varies (a head on it learnt
-                m = mask.unsqueeze(-1).to(hs.dtype)  # nothing, held-out AUC 0.57), the mean of the tokens does
+            if base == "e5":
+                # e5 was pre-trained to mean-pool: a head on its <s> state learnt nothing (held-out AUC 0.57)
+                m = mask.unsqueeze(-1).to(hs.dtype)
                 cls = (hs * m).sum(1) / m.sum(1).clamp(min=1.0)
             else:
                 cls = hs[:, 0]
