@@ -92,3 +92,17 @@ def write_shelf(root: str | Path, chunks: list[Chunk], klass: str = "10", subjec
     store = ShelfStore(root)
     manifest = Manifest(klass, subject, EMB.name, EMB.dim)
     return store.write(manifest, chunks, EMB.embed([c.text for c in chunks]))
+
+
+class NeedleJudge:
+    """A fake reader or cross-lingual judge: `p` for passages holding `needle`, `other` for the rest, no span; records
+    each (question, passages) it read."""
+
+    def __init__(self, needle: str, p: float = 0.9, other: float = 0.05) -> None:
+        self.needle, self.p, self.other, self.calls = needle, p, other, []
+
+    def read(self, question, passages):
+        from tutor.reader.model import Reading
+
+        self.calls.append((question, list(passages)))
+        return [Reading(self.p if self.needle in t else self.other, "", 0, 0) for t in passages]

@@ -15,7 +15,7 @@ from tutor.retrieval.search import Library
 from tutor.testing import RecordingAnswerer
 from tutor.types import REFUSAL_SENTENCE, Passage
 
-from helpers_safety import EMB, LIGHT, SOIL, check, chunk, policy, write_shelf
+from helpers_safety import EMB, LIGHT, SOIL, NeedleJudge, check, chunk, policy, write_shelf
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it
 CRICKET_Q = "Who won the 2011 cricket world cup?"  # nothing on any shelf
@@ -598,23 +598,10 @@ def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(lib
     assert ans.reason != "unread_words" and Reason(ans.reason).is_coverage_gap
 
 
-class _HindiReader:
-    """A fake cross-lingual judge: 0.9 for passages holding `needle`, 0.05 otherwise; records what it read."""
-
-    def __init__(self, needle: str) -> None:
-        self.needle, self.calls = needle, []
-
-    def read(self, question, passages):
-        from tutor.reader.model import Reading
-
-        self.calls.append((question, list(passages)))
-        return [Reading(0.9 if self.needle in t else 0.05, "", 0, 0) for t in passages]
-
-
 @pytest.mark.parametrize("judge", ["e5", "reader"])
 def test_the_cross_lingual_judge_decides_a_devanagari_question_reading_the_students_own_words(
         library, audit, hindi_dictionary, judge):
-    xreader = _HindiReader("passes from air into water")
+    xreader = NeedleJudge("passes from air into water")
     t = build_tutor(library, policy=policy(cross_lingual=True, cross_lingual_judge=judge, min_cross_lingual_score=0.5),
                     audit=audit, models=False)
     t.cross_judge = xreader
@@ -627,17 +614,17 @@ def test_the_cross_lingual_judge_decides_a_devanagari_question_reading_the_stude
     assert ans.language == "hi" and audit.rows(limit=1)[0]["question"] == CRICKET_HI
     # nothing retrieved answers it: refused in Hindi; the chunks were found by a reading that lacked three words, so
     # the refusal names them (as without the judge), and the judge's verdict is in the diagnostics
-    t.cross_judge = _HindiReader("nowhere")
+    t.cross_judge = NeedleJudge("nowhere")
     no = t.ask(CRICKET_HI, "10", "science")
     assert no.was_refusal and no.reason == "unread_words" and no.language == "hi"
     assert not check(no.checks, "cross_lingual_judge").passed
     whole = t.ask("विश्व क्या है?", "10", "science")  # every word read: the judge's refusal is the reason given
     assert whole.reason == "reader_not_answerable" and not check(whole.checks, "cross_lingual_judge").passed
     # a question the dictionary read whole and the English gate answered stands: the judge is not asked
-    t.cross_judge = idle = _HindiReader("nowhere")
+    t.cross_judge = idle = NeedleJudge("nowhere")
     assert not t.ask(REFRACTION_HI, "10", "science").was_refusal and not idle.calls
     # English questions, and the policy switched off, never reach it
-    t.cross_judge = xreader = _HindiReader("passes from air into water")
+    t.cross_judge = xreader = NeedleJudge("passes from air into water")
     t.ask("What is refraction?", "10", "science")
     t.policy = t.policy.with_values(cross_lingual=False)
     assert t.ask(CRICKET_HI, "10", "science").reason == "unread_words" and not xreader.calls

@@ -2,24 +2,14 @@
 reads, that it alone decides, and what evidence and candidates an answer then quotes."""
 from __future__ import annotations
 
-from tutor.reader.model import Reading
 from tutor.reasons import Reason
 from tutor.safety.crosslingual import chunk_windows, cross_decision, window_candidates
 from tutor.safety.gate import decide
 from tutor.text.terms import TermStats
 
-from helpers_safety import LIGHT, check, chunk, hits, policy
+from helpers_safety import LIGHT, NeedleJudge, check, chunk, hits, policy
 
 SIX = chunk("light:0009", "One. Two. Three. Four. Five. Six.", page=4)
-
-
-class Fake:
-    def __init__(self, needle: str) -> None:
-        self.needle, self.calls = needle, []
-
-    def read(self, question, passages):
-        self.calls.append((question, list(passages)))
-        return [Reading(0.8 if self.needle in t else 0.1, "", 0, 0) for t in passages]
 
 
 def test_windows_cover_every_sentence_of_the_first_evidence_chunks_in_threes_every_two_sentences():
@@ -37,7 +27,7 @@ def test_the_window_that_answers_decides_and_its_sentences_are_the_candidates():
     found = hits((LIGHT[1], 0.4), (LIGHT[0], 0.35), (LIGHT[2], 0.3))
     p = policy(cross_lingual_judge="reader", min_cross_lingual_score=0.5, cross_lingual_chunks=3)
     gate = decide("what refraction", found, p, TermStats([c.text for c in LIGHT]))
-    reader = Fake("bending of light")
+    reader = NeedleJudge("bending of light", 0.8, 0.1)
     out, best = cross_decision(reader, q, found, gate, p)
     assert reader.calls[0][0] == q and out.passed and out.reason == Reason.ANSWERED
     assert [h.chunk.chunk_id for h in out.evidence] == ["light:0000"]
@@ -47,7 +37,7 @@ def test_the_window_that_answers_decides_and_its_sentences_are_the_candidates():
     assert check(out.checks, "cross_lingual_judge").passed
     # above the reader's threshold nothing answers: refused, whatever the English gate said
     strict = policy(cross_lingual_judge="reader", min_cross_lingual_score=0.9, cross_lingual_chunks=3)
-    out, _ = cross_decision(Fake("bending of light"), q, found, gate, strict)
+    out, _ = cross_decision(NeedleJudge("bending of light", 0.8, 0.1), q, found, gate, strict)
     assert not out.passed and out.reason == Reason.READER_NOT_ANSWERABLE and out.confidence < 0.5
 
 
@@ -55,7 +45,7 @@ def test_without_evidence_nothing_is_read_and_the_gates_decision_stands():
     p = policy()
     found = hits((LIGHT[3], 0.6))  # an exercise chunk only
     gate = decide("why light bend", found, p, TermStats([c.text for c in LIGHT]))
-    reader = Fake("light")
+    reader = NeedleJudge("light", 0.8, 0.1)
     out, best = cross_decision(reader, "प्रकाश क्यों मुड़ता है?", found, gate, p)
     assert not reader.calls and best is None and out.passed == gate.passed
     assert check(out.checks, "cross_lingual").value == "not applied"
@@ -72,13 +62,18 @@ def test_the_e5_judge_scores_whole_chunks_then_quotes_the_closest_sentence_with_
     found = hits((SIX, 0.5), (LIGHT[0], 0.4))
     p = policy(cross_lingual_judge="e5", min_cross_lingual_score=0.5, cross_lingual_chunks=2)
     gate = decide("what four", found, p, TermStats([SIX.text]))
-    judge = Fake("Four.")
+    judge = NeedleJudge("Four.", 0.8, 0.1)
     out, best = cross_decision(judge, "चार क्या है?", found, gate, p)
     assert [len(passages) for _, passages in judge.calls] == [2, 6]  # two chunks, then the six sentences of the best
     assert out.passed and [h.chunk.chunk_id for h in out.evidence] == [SIX.chunk_id]
     assert [c.text for c in out.candidates] == ["Three.", "Four.", "Five."]
     assert max(out.candidates, key=lambda c: c.rank_score).text == "Four." and best.sentence == "Four."
     assert check(out.checks, "cross_lingual_judge").value == 0.8
+    # below the threshold: refused, and no sentence is read (a refusal quotes nothing)
+    judge = NeedleJudge("Four.", 0.8, 0.1)
+    strict = policy(cross_lingual_judge="e5", min_cross_lingual_score=0.9, cross_lingual_chunks=2)
+    out, _ = cross_decision(judge, "चार क्या है?", found, gate, strict)
+    assert not out.passed and [len(passages) for _, passages in judge.calls] == [2]
 
 
 def test_the_e5_judge_is_multilingual_e5s_cosine():
@@ -113,11 +108,3 @@ def test_the_e5_judge_keeps_passage_vectors_and_embeds_each_new_passage_once():
     judge.read("q", ["b", "c"])
     assert judge.embedder.passages == ["a", "b", "c"] and list(judge._vectors) == ["b", "c"]  # oldest dropped
 
-
-def test_the_e5_judge_reads_no_sentences_for_a_question_it_refuses():
-    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
-    p = policy(cross_lingual_judge="e5", min_cross_lingual_score=0.9, cross_lingual_chunks=2)
-    gate = decide("what four", found, p, TermStats([SIX.text]))
-    judge = Fake("Four.")
-    out, _ = cross_decision(judge, "चार क्या है?", found, gate, p)
-    assert not out.passed and [len(passages) for _, passages in judge.calls] == [2]

@@ -49,6 +49,18 @@ class Finding:
     page: int
 
 
+def centred(index: int, n_sentences: int) -> int:
+    """The first sentence of the window that holds sentence `index` in its middle (at a chunk's ends, its first or
+    last WINDOW sentences)."""
+    return max(0, min(index - 1, n_sentences - WINDOW))
+
+
+def window_at(hit: Hit, spans: Sequence[tuple[int, int]], first: int) -> Window:
+    """The window of `hit`'s chunk from sentence `first` (of `spans`, its sentences' character spans)."""
+    last = min(len(spans), first + WINDOW) - 1
+    return Window(hit, first, hit.chunk.text[spans[first][0]:spans[last][1]], spans[first][0])
+
+
 def windows(candidates: Sequence[Candidate], n: int) -> list[Window]:
     """Windows around the best `n` candidate sentences (one window per place), best first."""
     out: list[Window] = []
@@ -58,12 +70,11 @@ def windows(candidates: Sequence[Candidate], n: int) -> list[Window]:
         spans = [(s, e) for s, e, _ in chunk.sentences]
         if not spans:
             continue
-        first = max(0, min(c.index - 1, len(spans) - WINDOW))
-        last = min(len(spans), first + WINDOW) - 1
+        first = centred(c.index, len(spans))
         if (chunk.chunk_id, first) in seen:
             continue
         seen.add((chunk.chunk_id, first))
-        out.append(Window(c.hit, first, chunk.text[spans[first][0]:spans[last][1]], spans[first][0]))
+        out.append(window_at(c.hit, spans, first))
         if len(out) >= n:
             break
     return out

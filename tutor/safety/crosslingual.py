@@ -31,7 +31,7 @@ import numpy as np
 from tutor.policy import Policy
 from tutor.reader.model import Reading
 from tutor.reasons import Reason, Tier
-from tutor.safety.answerability import WINDOW, Finding, ReaderModel, Window, finding
+from tutor.safety.answerability import WINDOW, Finding, ReaderModel, Window, centred, finding, window_at
 from tutor.safety.gate import Candidate, GateDecision
 from tutor.types import Check, Hit
 
@@ -77,9 +77,7 @@ def chunk_windows(hits: Sequence[Hit], n_chunks: int) -> list[Window]:
     out: list[Window] = []
     for hit in [h for h in hits if h.chunk.is_evidence][:n_chunks]:
         spans = [(s, e) for s, e, _ in hit.chunk.sentences] or [(0, len(hit.chunk.text))]
-        for first in range(0, max(1, len(spans) - WINDOW + 2), 2):
-            last = min(len(spans), first + WINDOW) - 1
-            out.append(Window(hit, first, hit.chunk.text[spans[first][0]:spans[last][1]], spans[first][0]))
+        out += [window_at(hit, spans, first) for first in range(0, max(1, len(spans) - WINDOW + 2), 2)]
     return out
 
 
@@ -106,13 +104,11 @@ def _e5_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int, th
     if scores[best] >= threshold:
         near = [r.probability for r in judge.read(question, [hit.chunk.text[s:e] for s, e in spans])]
         at = max(range(len(spans)), key=near.__getitem__)
-    first = max(0, min(at - 1, len(spans) - WINDOW))
-    last = min(len(spans), first + WINDOW) - 1
-    win = Window(hit, first, hit.chunk.text[spans[first][0]:spans[last][1]], spans[first][0])
+    win = window_at(hit, spans, centred(at, len(spans)))
     sentence = hit.chunk.text[spans[at][0]:spans[at][1]]
     page = hit.chunk.sentences[at][2] if hit.chunk.sentences else hit.chunk.page_start
     found = Finding(round(scores[best], 4), "", hit.chunk.chunk_id, sentence, page)
-    return found, win, at - first, chunks, scores
+    return found, win, at - win.first, chunks, scores
 
 
 def _reader_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int, threshold: float):
