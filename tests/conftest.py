@@ -35,3 +35,12 @@ def pg_url(pg_server) -> Iterator[str]:
     """A fresh, empty database on the session's server (pgvector created in it), dropped after the test."""
     with pg_server.database() as url:
         yield url
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_vector_cache(tmp_path_factory) -> Iterator[None]:
+    """Passage vectors (tutor/retrieval/vector_cache.py) go to the session's own file, never the project's data/."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv("TUTOR_VECTOR_CACHE", str(tmp_path_factory.mktemp("vectors") / "vector-cache.sqlite3"))
+    yield
+    patch.undo()

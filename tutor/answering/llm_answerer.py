@@ -157,9 +157,9 @@ def cross_lingual_judge(policy: Policy):
     similarity, or the cross-lingual reader where it ships (None without it: such questions are then read through the
     dictionary alone, as before)."""
     if policy.cross_lingual_judge == "e5":
-        from tutor.safety.crosslingual import E5Similarity
+        from tutor.safety.crosslingual import ingest_judge
 
-        return E5Similarity()
+        return ingest_judge(policy)  # on the store where ingest put the English shelves' chunks
     from tutor.reader.model import default_xreader_dir, reader_available, shared_reader
 
     return shared_reader(default_xreader_dir(), engine="torch") if reader_available(default_xreader_dir()) else None

@@ -44,6 +44,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from tutor.config import database_url
     from tutor.ingest.builder import discover, ingest
     from tutor.retrieval.embedding import embedder_by_name
+    from tutor.safety.crosslingual import ingest_judge
     from tutor.store.backends import open_store
 
     items = discover(args.paths, args.klass, args.subject)
@@ -61,7 +62,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"--embedding: {e}", file=sys.stderr)
         return 2
     report = ingest(items, store, embedder, progress=None if args.quiet else _progress_bar(), workers=args.workers,
-                    ocr=not args.no_ocr)
+                    ocr=not args.no_ocr, cross_judge=ingest_judge())
     for key, model in report.embedding.items():
         print(f"shelf {key.klass}/{key.subject}: embedded with {model}")
     for f in report.files:

@@ -36,13 +36,15 @@ def eval_libraries(libraries: Path, names: Iterable[str], eval_index: Path | Non
     """Library name -> its evaluation shelves as a Library (in `eval_store(name, eval_index, url)`), each shelf's
     model chosen by the default rule (Hindi chapters: multilingual-e5-small, else MiniLM) unless `embedder` is
     given. `log` hears of each library where files were ingested."""
+    from tutor.safety.crosslingual import ingest_judge
+
     out = {}
     for name in sorted(names):
         src = libraries / name
         if not src.exists():
             raise MissingLibrary(f"library folder {src} does not exist")
         store = eval_store(name, eval_index, url)
-        report = ingest(discover([src]), store, embedder)
+        report = ingest(discover([src]), store, embedder, cross_judge=ingest_judge())  # as maintainers' ingest
         changed = [f for f in report.files if f.status in ("added", "replaced")]
         if changed and log is not None:
             log(f"library {name}: {len(changed)} file(s) ingested in {report.seconds:.1f}s")

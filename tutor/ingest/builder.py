@@ -94,6 +94,7 @@ class IngestReport:
     files: list[FileReport] = field(default_factory=list)
     seconds: float = 0.0
     embedding: dict[ShelfKey, str] = field(default_factory=dict)  # the model each written shelf was embedded with
+    cross_lingual: dict[ShelfKey, str] = field(default_factory=dict)  # English shelves made ready for Hindi questions
 
     @property
     def pages(self) -> int:
@@ -140,17 +141,14 @@ def _extract(item: IngestItem, ocr: bool = True, limits: tuple[int | None, float
              ) -> ExtractedPdf | PdfRefused:
     try:
         pdf = extract_pdf(item.path, display_name=item.file, max_pages=limits[0], max_mb=limits[1])
-        if any(has_devanagari(p.text) for p in pdf.pages):
-            # Hindi pages: measured, repaired, OCR'd where Tesseract is installed, dropped when still unreadable
-            pdf = fix_hindi_pages(pdf, item.path, use_ocr=ocr)
-        return pdf
+        # Hindi pages: measured, repaired, OCR'd where Tesseract is installed, dropped when still unreadable
+        return fix_hindi_pages(pdf, item.path, use_ocr=ocr) if any(has_devanagari(p.text) for p in pdf.pages) else pdf
     except PdfRefused as e:
         return e
 
 
 def _chunks_for(item: IngestItem, pdf: ExtractedPdf, max_words: int) -> tuple[ChapterInfo, list[Chunk]]:
-    stem = Path(item.file).stem
-    info = detect_chapter(pdf.pages, stem, pdf.headers)
+    info = detect_chapter(pdf.pages, Path(item.file).stem, pdf.headers)
     if item.chapter:
         info = ChapterInfo(title=item.chapter, code=info.code, number=info.number)
     chunks = chunk_pages(pdf.pages, klass=item.klass, subject=item.subject, file=item.file, chapter=info,
@@ -170,6 +168,7 @@ def ingest(
     ocr: bool = True,
     max_pages: int | None = None,
     max_mb: float | None = None,
+    cross_judge=None,
     _fail_before_swap: bool = False,
 ) -> IngestReport:
     """Ingest files shelf by shelf; each touched shelf gets one new version, swapped in atomically.
@@ -177,11 +176,11 @@ def ingest(
     `embedder` None chooses per shelf (`default_embedding`): an existing shelf keeps the model that built it; a new
     shelf with a Hindi chapter gets multilingual-e5-small, any other MiniLM. `ocr` lets damaged Hindi pages be read
     by Tesseract where it is installed. `max_pages` and `max_mb` (default: the policy's max_pdf_pages and
-    max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long.
+    max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long. `cross_judge` (E5Similarity):
+    every English shelf touched gets its chunks embedded for Hindi questions (tutor/ingest/cross_vectors.py).
     """
     if max_pages is None or max_mb is None:
         from tutor.policy import load_policy
-
         policy = load_policy()
         max_pages = policy.max_pdf_pages if max_pages is None else max_pages
         max_mb = policy.max_pdf_mb if max_mb is None else max_mb
@@ -201,6 +200,10 @@ def ingest(
         with store.lock(key.klass, key.subject):
             _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
                           _fail_before_swap, pre, digests, ocr, limits)
+    if cross_judge is not None:  # after the shelves' locks are let go: a cache, not part of any version
+        from tutor.ingest.cross_vectors import warm_shelves
+        report.cross_lingual = warm_shelves(store, by_shelf, cross_judge, lambda d, t, m: emit(Progress(
+            "embed", d, t, message=m)))
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report

@@ -229,7 +229,9 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
         uploaded[(klass, subject, name)] = f.name
     if not items:
         return []
-    report = ingest(items, store, embedder, workers=1, progress=progress)
+    from tutor.safety.crosslingual import ingest_judge
+
+    report = ingest(items, store, embedder, workers=1, progress=progress, cross_judge=ingest_judge())
     paths = {(it.klass, it.subject, it.file): it.path for it in items}
     results = []
     for r in report.files:
@@ -299,9 +301,12 @@ def rebuild_shelf(store: ShelfStore, embedder, klass: str, subject: str,
                 entries = {name: None for name in kept}
         todo = [name for name in entries if name in kept]
         fresh_store = ShelfStore(Path(tmp) / "fresh")  # built on this disk, then written into `store` whole
+        from tutor.safety.crosslingual import ingest_judge
+
         report = ingest([IngestItem(kept[n], klass, subject, chapter=entries[n].chapter if entries[n] else None,
                                     name=n) for n in todo],
-                        fresh_store, embedder, progress=progress, workers=1) if todo else IngestReport()
+                        fresh_store, embedder, progress=progress, workers=1, cross_judge=ingest_judge()
+                        ) if todo else IngestReport()
         ok = {f.file for f in report.files if f.status in ("added", "replaced", "unchanged")}
         fresh = fresh_store.load(klass, subject) if ok else None
         carried = [n for n in entries if n not in ok]

@@ -41,26 +41,36 @@ NOT_APPLIED = ("confidence, term and cue checks compare words of one language: n
 
 class E5Similarity:
     """Multilingual e5's cosine of a question and passages, shaped as a reader's readings (P = the cosine, no span):
-    the `e5` cross-lingual judge. One model per process; the passages' vectors are kept (`cache_size` of them, about
-    1.5 KB each), since the same chapters' chunks come back question after question."""
+    the `e5` cross-lingual judge. One model per process. The passages' vectors are kept in memory (`cache_size` of
+    them, about 1.5 KB each, least recently used out) and, given a `store` (tutor/retrieval/vector_cache.py), on disk,
+    where ingest puts every chunk of an English shelf (`warm`): a question then embeds only itself."""
 
-    def __init__(self, embedder=None, cache_size: int = 20000) -> None:
-        if embedder is None:
-            from tutor.retrieval.embedding import E5Embedder
-
-            embedder = E5Embedder()
-        self.embedder = embedder  # embed_query / embed_passages: unit vectors
+    def __init__(self, embedder=None, cache_size: int = 20000, store=None) -> None:
+        self._embedder = embedder  # embed_query / embed_passages: unit vectors; None: the shared e5, on first use
+        self.store = store
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
 
-    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
-        if not passages:
-            return []
-        q = self.embedder.embed_query([question])[0]
+    @property
+    def embedder(self):
+        if self._embedder is None:
+            from tutor.retrieval.embedding import e5_embedder
+
+            self._embedder = e5_embedder()
+        return self._embedder
+
+    def vectors(self, passages: Sequence[str]) -> list[np.ndarray]:
+        """Each passage's vector: from memory, else the store, else embedded now (one batch) and stored."""
         with self._lock:
             new = list(dict.fromkeys(p for p in passages if p not in self._vectors))
-        fresh = dict(zip(new, self.embedder.embed_passages(new))) if new else {}  # one batch over the cores
+        fresh = self.store.get(new) if self.store is not None and new else {}
+        todo = [p for p in new if p not in fresh]
+        if todo:
+            made = dict(zip(todo, self.embedder.embed_passages(todo)))
+            if self.store is not None:
+                self.store.put(made)
+            fresh.update(made)
         with self._lock:
             self._vectors.update(fresh)
             vecs = [fresh[p] if p in fresh else self._vectors[p] for p in passages]
@@ -68,7 +78,38 @@ class E5Similarity:
                 self._vectors.move_to_end(p)
             while len(self._vectors) > self._size:
                 self._vectors.popitem(last=False)
-        return [Reading(float(v @ q), "", 0, 0) for v in vecs]
+        return vecs
+
+    def read(self, question: str, passages: Sequence[str]) -> list[Reading]:
+        if not passages:
+            return []
+        q = self.embedder.embed_query([question])[0]
+        return [Reading(float(v @ q), "", 0, 0) for v in self.vectors(passages)]
+
+    def warm(self, passages: Sequence[str], progress=None, batch: int = 64) -> int:
+        """Put the vectors of `passages` the store lacks into it (ingest calls this for every English shelf);
+        `progress(done, total)` hears of each batch. Returns how many were embedded. Without a store, nothing."""
+        if self.store is None:
+            return 0
+        have = self.store.get(passages)
+        todo = list(dict.fromkeys(p for p in passages if p not in have))
+        for s in range(0, len(todo), batch):
+            part = todo[s:s + batch]
+            self.store.put(dict(zip(part, self.embedder.embed_passages(part))))
+            if progress is not None:
+                progress(min(s + batch, len(todo)), len(todo))
+        return len(todo)
+
+
+def ingest_judge(policy: Policy | None = None) -> E5Similarity | None:
+    """The judge whose passage vectors ingest prepares (`ingest(cross_judge=...)`): e5 on the configured vector store
+    when the policy judges Hindi questions about English chapters with e5, else None."""
+    from tutor.policy import load_policy
+    from tutor.retrieval.vector_cache import e5_passage_cache
+
+    policy = policy or load_policy()
+    use = policy.cross_lingual and policy.cross_lingual_judge == "e5"
+    return E5Similarity(store=e5_passage_cache()) if use else None
 
 
 def chunk_windows(hits: Sequence[Hit], n_chunks: int) -> list[Window]:
