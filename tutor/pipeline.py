@@ -179,9 +179,10 @@ class Tutor:
 
     def _shelf_reading(self, question: str, klass: str, subject: str,
                        hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
-        """tutor/text/readings.py on this shelf: the reading of a Devanagari (or Hinglish) question for a shelf with no
-        Hindi chapter, and the Hindi words it could not read."""
-        return shelf_reading(question, self.library.term_stats(self.library.shelf(klass, subject)), hinglish)
+        """tutor/text/readings.py on this shelf (and policy): the reading of a Devanagari (or Hinglish) question for a
+        shelf with no Hindi chapter, and the Hindi words it could not read."""
+        stats = self.library.term_stats(self.library.shelf(klass, subject))
+        return shelf_reading(question, stats, hinglish, self.policy)
 
     # ------------------------------------------------------------------ library mode
     def _ask_library(self, question: str, klass: str, subject: str, timer: StageTimer,

@@ -114,6 +114,11 @@ class Policy:
                                    "hai') through the English-Hindi dictionary on a shelf with no Hindi chapter; off: "
                                    "they are kept as typed and count as unknown (measured: more coverage and twice "
                                    "the false acceptance, README)")
+    hindi_loanwords: bool = _f(False, "read an English word written in Devanagari ('केरोसिन', 'फ्लेमिंग') as the "
+                               "shelf's word it sounds like, confirmed by multilingual e5 (tutor/text/loanwords.py), "
+                               "where the dictionary has no entry for it")
+    min_loanword_similarity: float = _f(0.9, "e5's cosine a Devanagari word and the shelf's word that sounds like it "
+                                        "need to be read as one", 0, 1)
     # follow-up questions (tutor/retrieval/followup.py)
     resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
                                  "previous answered turn before retrieval; off: every question is judged alone")

@@ -65,6 +65,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
                     ocr=not args.no_ocr, cross_judge=ingest_judge())
     for key, model in report.embedding.items():
         print(f"shelf {key.klass}/{key.subject}: embedded with {model}")
+    for key, line in report.cross_lingual.items():
+        print(f"shelf {key.klass}/{key.subject}: {line}")
     for f in report.files:
         line = f"{f.status:9} {f.shelf.klass}/{f.shelf.subject}/{f.file}"
         if f.status == "refused":

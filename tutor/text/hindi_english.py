@@ -19,7 +19,7 @@ import gzip
 import logging
 import os
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -314,8 +314,8 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
 
 
 def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
-                       dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE,
-                       inflect: bool = True) -> tuple[str, tuple[str, ...]]:
+                       dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
+                       loanword: Callable[[str], str | None] | None = None) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -325,8 +325,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     dictionary lacks stays too, in Latin letters (`romanize`): a word the English shelf does not use, which the gate
     counts as unknown. Latin letters and not Devanagari because a reading that kept 30% of its letters in Devanagari
     would be Hindi by script (tutor/text/language.py), and the gate's term checks and the English-only reader would
-    not read it at all. Returns the reading ("" where the dictionary is not installed) and those unread Hindi words,
-    as typed."""
+    not read it at all. `loanword` (tutor/text/loanwords.py) may first read such a word as the English word of the
+    shelf it is written for ("केरोसिन" -> "kerosene"); it is then read, not unread. Returns the reading ("" where the
+    dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
     d = dictionary or load_dictionary()
@@ -359,6 +360,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             english = next((d.english[f] for f in lemmas(t) if f in d.english), ())
         if english:
             kept.append(choose(english, vocabulary, rule))
+        elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
+            kept.append(loan)
         elif t not in FUNCTION:
             kept.append(romanize(typed[i]))
             unread.append(typed[i])

@@ -1,6 +1,7 @@
 """The English reading of a question in Hindi, asked of a shelf with no Hindi chapter: Devanagari through the
-English-Hindi dictionary (tutor/text/hindi_english.py), Hinglish with its Hindi words read through the same dictionary
-(tutor/text/hinglish_dictionary.py, where the policy turns it on)."""
+English-Hindi dictionary (tutor/text/hindi_english.py) and, where the policy says so, its English words written in
+Devanagari read back by sound (tutor/text/loanwords.py); Hinglish with its Hindi words read through the same
+dictionary (tutor/text/hinglish_dictionary.py, where the policy turns it on)."""
 from __future__ import annotations
 
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
@@ -9,14 +10,23 @@ from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import TermStats
 
 
-def shelf_reading(question: str, stats: TermStats, hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
+def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, policy=None,
+                  similarity=None) -> tuple[str, tuple[str, ...]]:
     """The English reading of a Devanagari question asked of a shelf (`stats`) with no Hindi chapter, and the Hindi
     words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading with its Hindi words
     read through the dictionary. ("", ()) for any other question or shelf (a Hindi chapter answers a Hindi question,
-    as always) or without the dictionary."""
+    as always) or without the dictionary. With a `policy` whose `hindi_loanwords` is on, English words written in
+    Devanagari are read as the shelf's words they sound like, confirmed by `similarity` (default: multilingual e5)."""
     if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
         return "", ()
     vocabulary = ShelfVocabulary(stats)
     if hinglish:
         return hinglish_reading(question, vocabulary), ()
-    return reading_and_unread(question, vocabulary)
+    loanword = None
+    if policy is not None and policy.hindi_loanwords:
+        from tutor.text.loanwords import e5_similarity, english_loanword, shelf_index
+
+        def loanword(word: str) -> str | None:
+            return english_loanword(word, shelf_index(stats), similarity or e5_similarity,
+                                    policy.min_loanword_similarity)
+    return reading_and_unread(question, vocabulary, loanword=loanword)

@@ -213,6 +213,8 @@ class TermStats:
         for t in texts:
             df.update(term_set(t))
         self.df = df
+        # the Latin-letter words as written (lower case, three letters or more): what a loanword is matched against
+        self.words = frozenset(w.lower() for t in texts for w in re.findall(r"[A-Za-z]{3,}", t))
         # languages with at least one chunk: a question's terms can only be known where its language is on the shelf
         self.languages = frozenset("hi" if has_devanagari(t) and _mostly_hindi(t) else "en" for t in texts)
 
