@@ -598,12 +598,12 @@ def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(lib
     assert ans.reason != "unread_words" and Reason(ans.reason).is_coverage_gap
 
 
-@pytest.mark.parametrize("judge", ["e5", "reader"])
+@pytest.mark.parametrize(("judge", "unit"), [("e5", "window"), ("e5", "chunk"), ("reader", "window")])
 def test_the_cross_lingual_judge_decides_a_devanagari_question_reading_the_students_own_words(
-        library, audit, hindi_dictionary, judge):
+        library, audit, hindi_dictionary, judge, unit):
     xreader = NeedleJudge("passes from air into water")
-    t = build_tutor(library, policy=policy(cross_lingual=True, cross_lingual_judge=judge, min_cross_lingual_score=0.5),
-                    audit=audit, models=False)
+    t = build_tutor(library, policy=policy(cross_lingual=True, cross_lingual_judge=judge, cross_lingual_unit=unit,
+                                           min_cross_lingual_score=0.5), audit=audit, models=False)
     t.cross_judge = xreader
     ans = t.ask(CRICKET_HI, "10", "science")  # three unread words: the English gate alone refused it (above)
     assert {q for q, _ in xreader.calls} == {CRICKET_HI}  # the student's words, not the dictionary's reading

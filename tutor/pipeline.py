@@ -146,7 +146,7 @@ class Tutor:
                     (reading, unread), read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
                 res = (resolve_on_shelf(reading or question, str(klass), subject, previous)
                        if p.resolve_followups else Resolution(reading or question, reading or question, False))
-                cross = question if read_from == "Hindi" and reading else None  # read by the cross-lingual judge
+                cross = question if reading and (read_from == "Hindi" or p.hinglish_cross_lingual_score) else None
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang, cross)
                 # the dictionary, not the book, may lack those words: retrieval ran on a reading without them (the
                 # cross-lingual judge reads the question whole, but only the chunks that reading found)

