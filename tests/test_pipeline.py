@@ -527,6 +527,20 @@ def test_a_hinglish_question_the_book_does_not_answer_is_refused_in_hindi(librar
     assert any("\u0900" <= ch <= "\u097f" for ch in ans.message)  # the reason is given in Hindi too
 
 
+def test_with_its_own_threshold_a_refused_hinglish_question_goes_to_the_cross_lingual_judge(library, audit):
+    asked = "light ka pani me mudna kya kehlata hai"  # refused by the English path: "mudna", "kehlata" unknown
+    t = build_tutor(library, policy=policy(cross_lingual=True, min_cross_lingual_score=0.95,
+                                           hinglish_cross_lingual_score=0.5), audit=audit, models=False)
+    t.cross_judge = judge = NeedleJudge("passes from air into water")
+    ans = t.ask(asked, "10", "science")
+    assert {q for q, _ in judge.calls} == {asked}  # the student's words, held to the Hinglish threshold (0.5, not 0.95)
+    assert not ans.was_refusal and check(ans.checks, "cross_lingual_judge").threshold == 0.5
+    assert ans.language == "hi" and "passes from air into water" in ans.answer
+    t.policy = t.policy.with_values(hinglish_cross_lingual_score=0.0)  # off: the English path's refusal stands
+    t.cross_judge = judge = NeedleJudge("passes from air into water")
+    assert t.ask(asked, "10", "science").was_refusal and not judge.calls
+
+
 # ---------------------------------------------------------------- Devanagari Hindi about English chapters
 
 # a few articles in the layout of FreeDict's English-Hindi dictionary (tutor/text/hindi_english.py)
