@@ -141,3 +141,14 @@ def test_ingest_warms_what_the_judge_compares_chunks_or_their_windows():
     assert E5Similarity(CountingE5()).passages_of([SIX, LIGHT[0]]) == [SIX.text, LIGHT[0].text]
     assert E5Similarity(CountingE5(), unit="window").passages_of([SIX]) == [
         "One. Two. Three.", "Three. Four. Five.", "Five. Six."]  # the windows chunk_windows reads at question time
+
+
+def test_a_hinglish_question_is_held_to_its_own_threshold_and_left_alone_without_one():
+    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
+    gate = decide("what four", found, policy(), TermStats([SIX.text]))
+    judge = NeedleJudge("Four.", 0.8, 0.1)
+    off = policy(cross_lingual_unit="window", min_cross_lingual_score=0.5, hinglish_cross_lingual_score=0.0)
+    assert cross_decision(judge, "char kya hai", found, gate, off) == (gate, None) and judge.calls == []
+    strict = off.with_values(hinglish_cross_lingual_score=0.9)  # 0.8 passes the Devanagari threshold, not this one
+    assert not cross_decision(judge, "char kya hai", found, gate, strict)[0].passed
+    assert cross_decision(judge, "चार क्या है?", found, gate, strict)[0].passed

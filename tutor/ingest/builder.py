@@ -177,7 +177,7 @@ def ingest(
     shelf with a Hindi chapter gets multilingual-e5-small, any other MiniLM. `ocr` lets damaged Hindi pages be read
     by Tesseract where it is installed. `max_pages` and `max_mb` (default: the policy's max_pdf_pages and
     max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long. `cross_judge` (E5Similarity):
-    every English shelf touched gets its chunks embedded for Hindi questions (tutor/ingest/cross_vectors.py).
+    every English shelf touched gets its chunks (or windows) embedded for Hindi questions (cross_vectors.py).
     """
     if max_pages is None or max_mb is None:
         from tutor.policy import load_policy

@@ -182,6 +182,8 @@ def cross_decision(judge: ReaderModel, question: str, hits: Sequence[Hit], gate:
     (Latin letters) is held to its own threshold, `hinglish_cross_lingual_score`: e5's cosines of romanised Hindi sit
     on another scale."""
     if not any("\u0900" <= ch <= "\u097f" for ch in question):
+        if not policy.hinglish_cross_lingual_score:  # Hinglish is not judged across languages: the refusal stands
+            return gate, None
         policy = policy.with_values(min_cross_lingual_score=policy.hinglish_cross_lingual_score)
     by_chunk = policy.cross_lingual_judge == "e5" and policy.cross_lingual_unit == "chunk"
     units = (_e5_units if by_chunk else _reader_units)(

@@ -37,7 +37,7 @@ Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
 
 def sound(word: str) -> str:
-    """A Latin-letter word as it sounds, spelling variants folded: "Phleming" -> "flemin", "kerosene" -> "kerosene"
+    """A Latin-letter word as it sounds, spelling variants folded: "Phleming" -> "fleming", "Zollverein" -> "solverein"
     (vowels kept; `skeleton` drops them)."""
     w = re.sub(r"[^a-z]", "", word.lower())
     w = w.replace("ph", "f").replace("ck", "k").replace("qu", "kv").replace("x", "ks").replace("w", "v")
