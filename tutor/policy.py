@@ -101,7 +101,8 @@ class Policy:
     cross_lingual_judge: str = _f("e5", "e5: multilingual e5's cosine of the question and each evidence chunk; "
                                   "reader: the cross-lingual reader's P(the window answers)", choices=("e5", "reader"))
     cross_lingual_unit: str = _f("chunk", "what the e5 judge compares with the question: whole evidence chunks, or "
-                                 "windows of three sentences (one every two sentences)", choices=("chunk", "window"))
+                                 "windows of three sentences (one centred on each sentence)",
+                                 choices=("chunk", "window"))
     min_cross_lingual_score: float = _f(0.5, "the judge's score some evidence chunk (e5) or window (reader) needs "
                                         "for the question to be answered", 0, 1)
     hinglish_cross_lingual_score: float = _f(0.0, "the judge's score a Hinglish question (Hindi in Latin letters) "

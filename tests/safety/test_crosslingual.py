@@ -15,12 +15,12 @@ from helpers_safety import LIGHT, NeedleJudge, check, chunk, hits, policy
 SIX = chunk("light:0009", "One. Two. Three. Four. Five. Six.", page=4)
 
 
-def test_windows_cover_every_sentence_of_the_first_evidence_chunks_in_threes_every_two_sentences():
+def test_windows_centre_on_every_sentence_of_the_first_evidence_chunks_in_threes():
     wins = chunk_windows(hits((SIX, 0.5), (LIGHT[3], 0.4), (LIGHT[0], 0.3), (LIGHT[1], 0.2)), 2)
-    assert [w.text for w in wins[:2]] == ["One. Two. Three.", "Three. Four. Five."]
-    assert wins[2].text == "Five. Six."
+    assert [w.text for w in wins[:4]] == ["One. Two. Three.", "Two. Three. Four.", "Three. Four. Five.",
+                                          "Four. Five. Six."]  # "One." and "Six." are read in the first and last
     # the exercise chunk is not evidence: the second chunk read is light:0000, and only two chunks are read
-    assert [w.hit.chunk.chunk_id for w in wins[3:]] == ["light:0000"] and len(wins) == 4
+    assert [w.hit.chunk.chunk_id for w in wins[4:]] == ["light:0000"] and len(wins) == 5
     for w in wins:
         assert w.hit.chunk.text[w.offset:w.offset + len(w.text)] == w.text
 
@@ -56,7 +56,7 @@ def test_without_evidence_nothing_is_read_and_the_gates_decision_stands():
 
 def test_window_candidates_keep_reading_order_and_pages():
     wins = chunk_windows(hits((SIX, 0.5)), 1)
-    cands = window_candidates(wins[1], 0.7)
+    cands = window_candidates(wins[2], 0.7)
     assert [c.text for c in cands] == ["Three.", "Four.", "Five."] and all(c.page == 4 for c in cands)
     assert cands[0].rank_score > cands[1].rank_score > cands[2].rank_score
 
@@ -84,9 +84,9 @@ def test_the_e5_judge_on_windows_reads_each_window_once_and_quotes_the_closest()
     p = policy(cross_lingual_judge="e5", cross_lingual_unit="window", min_cross_lingual_score=0.5,
                cross_lingual_chunks=2)
     gate = decide("what four", found, p, TermStats([SIX.text]))
-    judge = NeedleJudge("Four.", 0.8, 0.1)
+    judge = NeedleJudge("Three. Four. Five.", 0.8, 0.1)  # the window centred on "Four."
     out, best = cross_decision(judge, "चार क्या है?", found, gate, p)
-    assert len(judge.calls) == 1 and judge.calls[0][1][:3] == ["One. Two. Three.", "Three. Four. Five.", "Five. Six."]
+    assert len(judge.calls) == 1 and judge.calls[0][1][:2] == ["One. Two. Three.", "Two. Three. Four."]
     assert out.passed and [h.chunk.chunk_id for h in out.evidence] == [SIX.chunk_id]
     assert [c.text for c in out.candidates] == ["Three.", "Four.", "Five."]
     assert "cosine of the question and the window 0.800" in check(out.checks, "cross_lingual_judge").detail
@@ -140,7 +140,7 @@ def test_vectors_warmed_at_ingest_are_read_from_disk_and_a_question_embeds_only_
 def test_ingest_warms_what_the_judge_compares_chunks_or_their_windows():
     assert E5Similarity(CountingE5()).passages_of([SIX, LIGHT[0]]) == [SIX.text, LIGHT[0].text]
     assert E5Similarity(CountingE5(), unit="window").passages_of([SIX]) == [
-        "One. Two. Three.", "Three. Four. Five.", "Five. Six."]  # the windows chunk_windows reads at question time
+        "One. Two. Three.", "Two. Three. Four.", "Three. Four. Five.", "Four. Five. Six."]  # as read when asked
 
 
 def test_a_hinglish_question_is_held_to_its_own_threshold_and_left_alone_without_one():

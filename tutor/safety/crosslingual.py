@@ -121,10 +121,10 @@ def ingest_judge(policy: Policy | None = None) -> E5Similarity | None:
 
 
 def hit_windows(hit: Hit) -> list[Window]:
-    """Windows of WINDOW sentences over a hit's chunk, one every two sentences (so each sentence is read with a
-    neighbour)."""
+    """Windows of WINDOW sentences over a hit's chunk, one centred on each sentence (`centred`: at the chunk's ends
+    the first or last WINDOW sentences; the same window once), so every sentence is read with both neighbours."""
     spans = [(s, e) for s, e, _ in hit.chunk.sentences] or [(0, len(hit.chunk.text))]
-    return [window_at(hit, spans, first) for first in range(0, max(1, len(spans) - WINDOW + 2), 2)]
+    return [window_at(hit, spans, f) for f in dict.fromkeys(centred(i, len(spans)) for i in range(len(spans)))]
 
 
 def chunk_windows(hits: Sequence[Hit], n_chunks: int) -> list[Window]:
