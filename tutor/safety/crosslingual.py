@@ -33,6 +33,7 @@ from tutor.reader.model import Reading
 from tutor.reasons import Reason, Tier
 from tutor.safety.answerability import WINDOW, Finding, ReaderModel, Window, centred, finding, window_at
 from tutor.safety.gate import Candidate, GateDecision
+from tutor.text.terms import has_devanagari
 from tutor.types import Check, Hit
 
 NOT_APPLIED = ("confidence, term and cue checks compare words of one language: not applied to a Hindi question "
@@ -181,7 +182,7 @@ def cross_decision(judge: ReaderModel, question: str, hits: Sequence[Hit], gate:
     the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics). A Hinglish question
     (Latin letters) is held to its own threshold, `hinglish_cross_lingual_score`: e5's cosines of romanised Hindi sit
     on another scale."""
-    if not any("\u0900" <= ch <= "\u097f" for ch in question):
+    if not has_devanagari(question):
         if not policy.hinglish_cross_lingual_score:  # Hinglish is not judged across languages: the refusal stands
             return gate, None
         policy = policy.with_values(min_cross_lingual_score=policy.hinglish_cross_lingual_score)
