@@ -59,6 +59,10 @@ _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
     "gaya", "gayi", "gaye", "wala", "wali", "wale", "liye", "sakta", "sakte", "batao", "bataiye", "samjhao",
     "samjhaiye", "matlab", "antar", "kaam", "banta", "milta",
 })
+# markers that tell Hinglish alone, at any length: the question words and request verbs no English word is spelt as
+# ("kin", "kis", "kon", "kia", "kab" and "do" are left out; so are "hai" and "mein", which English names can be)
+_TELLS = frozenset(w for w in set(_QUESTION_GLOSS) | _REQUEST
+                   if w not in {"kin", "kis", "kon", "kia", "kab", "do", "bata", "samjha", "dijiye", "likho"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")
 
 
@@ -68,14 +72,14 @@ def _words(text: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def is_hinglish(text: str) -> bool:
-    """Latin-script text whose function words are Hindi: at least two of them, or one in a text of four words or
-    fewer ("photosynthesis kya hai", "ohm ka niyam"). An English question never qualifies: the markers are words
-    English does not use."""
+    """Latin-script text whose function words are Hindi: at least two of them, one in a text of four words or fewer
+    ("photosynthesis kya hai", "ohm ka niyam"), or one Hindi question word or request verb anywhere ("right hand
+    thumb rule samjhao"). An English question never qualifies: the markers are words English does not use."""
     if devanagari_share(text) > 0:
         return False
     words = _words(text)
     marked = sum(w in _MARKERS for w in words)
-    return marked >= 2 or (marked == 1 and len(words) <= 4)
+    return marked >= 2 or (marked == 1 and (len(words) <= 4 or any(w in _TELLS for w in words)))
 
 
 def english_reading(text: str, gloss: Callable[[str], str | None] | None = None) -> str:
