@@ -612,6 +612,21 @@ def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(lib
     assert ans.reason != "unread_words" and Reason(ans.reason).is_coverage_gap
 
 
+def test_a_refused_hinglish_question_names_the_hindi_words_it_kept_instead_of_blaming_the_book(
+        library, audit, hindi_dictionary):
+    t = tutor(library, audit)
+    ans = t.ask("prakash ka apvartan kya hai", "10", "science")  # प्रकाश and अपवर्तन, typed in Latin letters
+    assert ans.resolved_question == "what is prakash apvartan"  # the Hinglish dictionary is off: kept as typed
+    assert ans.was_refusal and ans.reason == "unread_words" and ans.language == "hi"
+    assert ans.message == f"{Reason.UNREAD_WORDS.hi} (शब्द: prakash, apvartan)"
+    assert "Hindi words not read: prakash, apvartan" in ans.notes
+    assert not Reason(audit.rows(limit=1)[0]["reason"]).is_coverage_gap
+    # a Hinglish question whose kept words are English or names keeps the book's reason
+    assert t.ask("cricket world cup 2011 kisne jeeta tha", "10", "science").reason != "unread_words"
+    hindi_dictionary()  # without the dictionary nothing tells a Hindi word from an English word the shelf lacks
+    assert t.ask("prakash ka apvartan kya hai", "10", "science").reason != "unread_words"
+
+
 @pytest.mark.parametrize(("judge", "unit"), [("e5", "window"), ("e5", "chunk"), ("reader", "window")])
 def test_the_cross_lingual_judge_decides_a_devanagari_question_reading_the_students_own_words(
         library, audit, hindi_dictionary, judge, unit):
@@ -674,9 +689,13 @@ def test_with_the_policy_on_a_hinglish_questions_hindi_words_are_read_through_th
     assert "read the Hinglish question as 'what is refraction'" in on.notes
     off = tutor(library, audit).ask("apvartan kya hota hai", "10", "science")  # the shipped policy
     assert off.resolved_question == "what is apvartan" and off.was_refusal
-    hindi_dictionary()  # not installed: the words are kept as typed, as with the policy off
+    assert off.reason == "unread_words" and "apvartan" in off.message  # named: the dictionary knows it as Hindi
+    hindi_dictionary()  # not installed: the words are kept as typed, as with the policy off, and not named
     gone = tutor(library, audit, hinglish_dictionary=True).ask("apvartan kya hota hai", "10", "science")
-    assert _seen(gone)[:8] == _seen(off)[:8]
+    seen = [_seen(a) for a in (gone, off)]
+    assert [(v[0], v[1], v[2], v[5], v[6], v[8]) for v in seen][0] == [(v[0], v[1], v[2], v[5], v[6], v[8])
+                                                                      for v in seen][1]
+    assert gone.reason != "unread_words" and Reason(gone.reason).is_coverage_gap
 
 
 def test_a_question_pasted_with_faux_bold_is_read_as_the_books_text_was_and_logged_as_typed(library, audit):

@@ -139,9 +139,9 @@ class Tutor:
                 ans = self._ask_selected(reading or question, str(klass), subject, selected, timer, on_token, lang)
             else:  # the follow-up resolution takes microseconds: not a timed stage
                 unread: tuple[str, ...] = ()
-                if reading:  # Hinglish; its Hindi words read through the dictionary where the policy says so
-                    if p.hinglish_dictionary:
-                        reading = self._shelf_reading(question, str(klass), subject, hinglish=True)[0] or reading
+                if reading:  # Hinglish: Hindi words read through the dictionary where the policy says so, or named
+                    got, unread = self._shelf_reading(question, str(klass), subject, hinglish=True)
+                    reading = got or reading
                 elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
                     (reading, unread), read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
                 res = (resolve_on_shelf(reading or question, str(klass), subject, previous)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tutor.text.hindi_english import invert, parse_dictd, romanize
-from tutor.text.hinglish_dictionary import hinglish_reading, latin_gloss, latin_key, latin_lemmas
+from tutor.text.hinglish_dictionary import hinglish_reading, latin_gloss, latin_key, latin_lemmas, unread_hinglish
 
 DICTD = """sky /skˈaɪ/ <N>
 1. आसमान, आकाश
@@ -65,3 +65,13 @@ def test_without_the_dictionary_there_is_no_reading(tmp_path, monkeypatch):
     monkeypatch.setenv("TUTOR_HINDI_DICTIONARY", str(tmp_path / "absent.dict.dz"))
     assert hinglish_reading("aasman neela kyon dikhta hai") == ""
     assert latin_gloss("aasman") is None
+    assert unread_hinglish("why aasman neela dikhta") == ()  # nothing tells a Hindi word from an unknown English one
+
+
+def test_the_hindi_words_a_reading_kept_as_typed_are_named_and_english_words_names_and_capitals_are_not(d):
+    shelf = {"rust", "myopia", "magnetism"}
+    # "lohe" is लोहा inflected, "neela" नीला; "river" is an English headword, "rust" a shelf word, "kohli" a name the
+    # dictionary does not know, "MRI" capitals
+    assert unread_hinglish("how lohe rust", shelf, dictionary=d) == ("lohe",)
+    assert unread_hinglish("why aasman neela dikhta", shelf, dictionary=d) == ("aasman", "neela")
+    assert unread_hinglish("which river kohli MRI magnetism", shelf, dictionary=d) == ()

@@ -110,3 +110,25 @@ def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
     if d is None:
         return ""
     return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d))
+
+
+def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,
+                    dictionary: Dictionary | None = None) -> tuple[str, ...]:
+    """The Hindi words a Hinglish question's English `reading` kept as typed: words of three letters or more that are
+    not English (not a word the shelf uses, not an English headword of the dictionary, not in capitals like "MRI")
+    and that the dictionary knows as Hindi, as typed or by an uninflected form ("how myopia theek" -> ("theek",),
+    "lohe" and "bachaye" in "how lohe rust bachaye"). A name or a misspelt English word is neither, and is not
+    named. () where the dictionary is not installed."""
+    d = dictionary or load_dictionary()
+    if d is None:
+        return ()
+    index = latin_index(d)
+    out: dict[str, None] = {}
+    for typed in re.findall(r"[A-Za-z]+", reading):
+        w = typed.lower()
+        if len(w) < 3 or typed.isupper() or w in index.english or (vocabulary is not None and w in vocabulary):
+            continue
+        if any(latin_key(f) in index.by_key for f in [w] + latin_lemmas(w)):
+            out[typed] = None
+    return tuple(out)
+

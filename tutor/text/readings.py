@@ -5,7 +5,8 @@ dictionary (tutor/text/hinglish_dictionary.py, where the policy turns it on)."""
 from __future__ import annotations
 
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
-from tutor.text.hinglish_dictionary import hinglish_reading
+from tutor.text.hinglish import english_reading
+from tutor.text.hinglish_dictionary import hinglish_reading, unread_hinglish
 from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import TermStats
 
@@ -13,15 +14,18 @@ from tutor.text.terms import TermStats
 def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, policy=None,
                   similarity=None) -> tuple[str, tuple[str, ...]]:
     """The English reading of a Devanagari question asked of a shelf (`stats`) with no Hindi chapter, and the Hindi
-    words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading with its Hindi words
-    read through the dictionary. ("", ()) for any other question or shelf (a Hindi chapter answers a Hindi question,
+    words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading (its Hindi words
+    read through the dictionary where the policy's `hinglish_dictionary` says so, or no policy is given) and the Hindi
+    words it kept as typed (`unread_hinglish`). ("", ()) for any other question or shelf (a Hindi chapter answers a Hindi question,
     as always) or without the dictionary. With a `policy` whose `hindi_loanwords` is on, English words written in
     Devanagari are read as the shelf's words they sound like, confirmed by `similarity` (default: multilingual e5)."""
     if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
         return "", ()
     vocabulary = ShelfVocabulary(stats)
-    if hinglish:
-        return hinglish_reading(question, vocabulary), ()
+    if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
+        reading = (hinglish_reading(question, vocabulary) if policy is None or policy.hinglish_dictionary else
+                   english_reading(question))
+        return (reading, unread_hinglish(reading, vocabulary)) if reading else ("", ())
     loanword = None
     if policy is not None and policy.hindi_loanwords:
         from tutor.text.loanwords import e5_similarity, english_loanword, shelf_index
