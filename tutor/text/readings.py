@@ -16,9 +16,10 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     """The English reading of a Devanagari question asked of a shelf (`stats`) with no Hindi chapter, and the Hindi
     words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading (its Hindi words
     read through the dictionary where the policy's `hinglish_dictionary` says so, or no policy is given) and the Hindi
-    words it kept as typed (`unread_hinglish`). ("", ()) for any other question or shelf (a Hindi chapter answers a Hindi question,
-    as always) or without the dictionary. With a `policy` whose `hindi_loanwords` is on, English words written in
-    Devanagari are read as the shelf's words they sound like, confirmed by `similarity` (default: multilingual e5)."""
+    words it kept as typed (`unread_hinglish`). ("", ()) for any other question or shelf (a Hindi chapter answers a
+    Hindi question, as always) or without the dictionary. With a `policy` whose `hindi_loanwords` is on, English words
+    written in Devanagari are read as the shelf's words they sound like, confirmed by `similarity` (default:
+    multilingual e5)."""
     if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
         return "", ()
     vocabulary = ShelfVocabulary(stats)
