@@ -541,6 +541,29 @@ def test_with_its_own_threshold_a_refused_hinglish_question_goes_to_the_cross_li
     assert t.ask(asked, "10", "science").was_refusal and not judge.calls
 
 
+def test_a_hinglish_questions_reading_is_read_by_the_reader_of_readings_and_an_english_question_by_the_reader(
+        library, audit):
+    t = build_tutor(library, policy=policy(reader=True, min_reader_probability=0.5), audit=audit, models=False)
+    t.reader, t.hindi_reader = NeedleJudge("dioptre"), NeedleJudge("dioptre", p=0.1)
+    english, hinglish = t.ask("What is refraction?", "10", "science"), t.ask("refraction kya hota hai", "10", "science")
+    assert [q for q, _ in t.reader.calls] == ["What is refraction?"]
+    assert [q for q, _ in t.hindi_reader.calls] == ["what is refraction"]  # the reading, not the student's words
+    assert check(english.checks, "reader").threshold == 0.5 == check(hinglish.checks, "reader").threshold
+    t.hindi_reader = None  # none shipped (or the policy's hindi_reader off): the one reader reads both
+    t.ask("refraction kya hota hai", "10", "science")
+    assert [q for q, _ in t.reader.calls] == ["What is refraction?", "what is refraction"]
+
+
+def test_the_reader_of_readings_ships_and_the_policy_switch_decides_whether_it_is_used():
+    from tutor.answering.llm_answerer import make_parts
+    from tutor.reader.model import default_readings_reader_dir, reader_available
+
+    assert reader_available(default_readings_reader_dir())  # committed, with its reader.json
+    assert "hindi_reader" in make_parts(policy(reader=True, hindi_reader=True))
+    assert "hindi_reader" not in make_parts(policy(reader=True, hindi_reader=False))
+    assert "hindi_reader" not in make_parts(policy(reader=False))
+
+
 # ---------------------------------------------------------------- Devanagari Hindi about English chapters
 
 # a few articles in the layout of FreeDict's English-Hindi dictionary (tutor/text/hindi_english.py)

@@ -1,8 +1,6 @@
-"""The question path: retrieval -> gate -> answerer -> answer checks -> audit, as one `Tutor.ask` call.
-
-Owns the order of the stages and their timings; every decision is made by the pure stage modules. Every question
-is logged, also when a stage raises: the failure itself is the logged outcome.
-"""
+"""The question path: retrieval -> gate -> answerer -> answer checks -> audit, as one `Tutor.ask` call. Owns the
+order of the stages and their timings; every decision is made by the pure stage modules. Every question is logged,
+also when a stage raises: the failure itself is the logged outcome."""
 from __future__ import annotations
 
 import time
@@ -68,9 +66,10 @@ class Tutor:
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
                  audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
                  reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic,
-                 cross_judge: ReaderModel | None = None):
+                 cross_judge: ReaderModel | None = None, hindi_reader: ReaderModel | None = None):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
+        self.hindi_reader = hindi_reader  # reads a Hinglish or Devanagari question's English reading, where given
         self.cross_judge = cross_judge  # decides Hindi questions about English chapters (tutor/safety/crosslingual.py)
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
@@ -83,8 +82,7 @@ class Tutor:
                  decided_by: Tier = Tier.RETRIEVAL, other_shelf: str = "", llm_called: bool = False,
                  error: str = "", draft: str = "", draft_sentences: tuple[AnswerSentence, ...] = (),
                  notes: tuple[str, ...] = (), lang: str | None = None) -> TutorAnswer:
-        # the refusal and its reason come in the student's language (Hindi for Devanagari and Hinglish questions)
-        lang = lang or reply_language(question)
+        lang = lang or reply_language(question)  # the refusal and its reason in the student's language
         return TutorAnswer(
             question=question, klass=str(klass), subject=subject, mode=mode, answer=refusal_sentence(lang),
             was_refusal=True, reason=reason, message=message or reasons.message(reason, lang), confidence=confidence,
@@ -235,10 +233,10 @@ class Tutor:
                 if not own.passed:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
-        found = None
-        if decision.passed and self.reader is not None and p.reader:
+        found, reader = None, self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader
+        if decision.passed and reader is not None and p.reader:
             with timer.stage("reader"):
-                decision, found = read_decision(self.reader, asked, decision, p)
+                decision, found = read_decision(reader, asked, decision, p)
             timer.check("reader")
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
             with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words
@@ -380,10 +378,10 @@ class Tutor:
             sel_policy = p.with_values(min_confidence=min(p.min_confidence, p.offtopic_max_score),
                                        unknown_term_penalty=0.0, min_mean_confidence=-1.0)
             decision = decide(question, [hit] if chunk.text else [], sel_policy, stats)
-        found = None
-        if decision.passed and self.reader is not None and p.reader:
+        found, reader = None, self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader
+        if decision.passed and reader is not None and p.reader:
             with timer.stage("reader"):
-                decision, found = read_decision(self.reader, question, decision, p)
+                decision, found = read_decision(reader, question, decision, p)
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", Reason.SELECTED_TEXT_INSUFFICIENT, timer,
                                  checks=decision.checks, confidence=decision.confidence,

@@ -94,6 +94,8 @@ class Policy:
                              "in one batch", 1, 10)
     reader_support: bool = _f(True, "in the answer checks, read each sentence an LLM wrote against the passage it "
                               "cites with the reader's support head")
+    hindi_reader: bool = _f(True, "read a Hinglish or Devanagari question's English reading with the reader trained "
+                            "also on questions written as readings (data/models/reader-readings), where it ships")
     # the gate across languages (tutor/safety/crosslingual.py): what decides a Hindi question asked of a shelf with no
     # Hindi chapter, reading the student's own words
     cross_lingual: bool = _f(False, "let a cross-lingual judge decide Hindi (Devanagari) questions about English "

@@ -127,15 +127,17 @@ def make_answerer(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[st
 
 
 def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Everything a Tutor takes from the policy: the answerer, the answerability reader (tutor/reader/model.py) and,
+    """Everything a Tutor takes from the policy: the answerer, the answerability readers (tutor/reader/model.py) and,
     when switched on, the LLM reranker (the gate's reranked tier) and the answerability judge. They share one model;
     with the extractive answerer, the reranker and the judge use the local model. Pass the result as keyword
     arguments: `Tutor(library, policy, **parts)`."""
     parts: dict[str, Any] = {"answerer": make_answerer(policy, llm, secrets=secrets)}
     if policy.reader:
-        from tutor.reader.model import shared_reader
+        from tutor.reader.model import default_readings_reader_dir, reader_available, shared_reader
 
         parts["reader"] = shared_reader()
+        if policy.hindi_reader and reader_available(default_readings_reader_dir()):
+            parts["hindi_reader"] = shared_reader(default_readings_reader_dir())
     if policy.cross_lingual:
         parts["cross_judge"] = cross_lingual_judge(policy)
     if not (policy.rerank or policy.judge):

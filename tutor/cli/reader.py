@@ -38,6 +38,12 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         mixed_heldout = code_mixed(sets.heldout, dictionary_path(), 1.0, args.seed + 1)
         sets = replace(sets, train=code_mixed(sets.train, dictionary_path(), args.code_mix, args.seed),
                        heldout=sets.heldout + [e for e in mixed_heldout if e.source.endswith("-hi")])
+    if args.telegraphic:
+        from dataclasses import replace
+
+        from tutor.reader.telegraph import telegraphed
+
+        sets = replace(sets, train=telegraphed(sets.train, args.telegraphic, args.seed))
     if args.tasks == "qa":
         from dataclasses import replace
 
@@ -94,5 +100,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--code-mix", type=float, default=0.0,
                    help="share of training questions with words written in Hindi through the English-Hindi "
                         "dictionary (codemix.py; the held-out part gets a code-mixed copy of each question too)")
+    p.add_argument("--telegraphic", type=float, default=0.0,
+                   help="share of qa training questions also given as a reading writes them: question word first, "
+                        "content words only, no punctuation (telegraph.py)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

@@ -29,6 +29,7 @@ from tutor.files import sha256_file
 
 READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
 XREADER_DIR = PROJECT_ROOT / "data" / "models" / "xreader"  # the cross-lingual reader (base e5)
+READINGS_READER_DIR = PROJECT_ROOT / "data" / "models" / "reader-readings"  # for Hindi questions' readings
 WEIGHTS_FILE = "reader.safetensors"
 CONFIG_FILE = "reader.json"
 MAX_QUESTION_TOKENS = 48
@@ -45,6 +46,14 @@ def default_reader_dir() -> Path:
     import os
 
     return Path(os.environ.get("TUTOR_READER_DIR") or READER_DIR)
+
+
+def default_readings_reader_dir() -> Path:
+    """The shipped reader of Hindi questions' English readings (`train-reader --telegraphic 1`), or the folder
+    `$TUTOR_READINGS_READER_DIR` names."""
+    import os
+
+    return Path(os.environ.get("TUTOR_READINGS_READER_DIR") or READINGS_READER_DIR)
 
 
 def default_xreader_dir() -> Path:
