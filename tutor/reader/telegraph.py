@@ -48,8 +48,8 @@ def telegraphic(question: str) -> str:
 
 
 def telegraphed(examples: Sequence[Example], share: float, seed: int) -> list[Example]:
-    """`examples` and, after them, a telegraphic copy of about `share` of the qa examples (seeded; source "<source>-tele");
-    claims and questions a reading would leave unchanged get none."""
+    """`examples` and, after them, a telegraphic copy of about `share` of the qa examples (seeded; source
+    "<source>-tele"); claims and questions a reading would leave unchanged get none."""
     rng = random.Random(seed)
     extra = []
     for e in examples:
