@@ -59,8 +59,9 @@ _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
     "gaya", "gayi", "gaye", "wala", "wali", "wale", "liye", "sakta", "sakte", "batao", "bataiye", "samjhao",
     "samjhaiye", "matlab", "antar", "kaam", "banta", "milta",
 })
-# markers that tell Hinglish alone, at any length: the question words and request verbs no English word is spelt as
-# ("kin", "kis", "kon", "kia", "kab" and "do" are left out; so are "hai" and "mein", which English names can be)
+# markers that tell Hinglish alone, at any length: the question words and request verbs, less those an English word
+# or a name is spelt as ("kin", "kis", "kon", "kia", "kab", "do", "bata") and the short forms that are also the stems
+# of other words ("samjha", "dijiye", "likho"); "hai" and "mein" (names too) are markers, not tells
 _TELLS = frozenset(w for w in set(_QUESTION_GLOSS) | _REQUEST
                    if w not in {"kin", "kis", "kon", "kia", "kab", "do", "bata", "samjha", "dijiye", "likho"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")

@@ -117,8 +117,8 @@ def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,
     """The Hindi words a Hinglish question's English `reading` kept as typed: words of three letters or more that are
     not English (not a word the shelf uses, not an English headword of the dictionary, not in capitals like "MRI")
     and that the dictionary knows as Hindi, as typed or by an uninflected form ("how myopia theek" -> ("theek",),
-    "lohe" and "bachaye" in "how lohe rust bachaye"). A name or a misspelt English word is neither, and is not
-    named. () where the dictionary is not installed."""
+    "how lohe rust bachaye" -> ("lohe",): no form of "bachaye" is found). A name or a misspelt English word is
+    neither, and is not named. () where the dictionary is not installed."""
     d = dictionary or load_dictionary()
     if d is None:
         return ()
@@ -131,4 +131,3 @@ def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,
         if any(latin_key(f) in index.by_key for f in [w] + latin_lemmas(w)):
             out[typed] = None
     return tuple(out)
-
