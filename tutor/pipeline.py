@@ -108,8 +108,7 @@ class Tutor:
         """Answer from the shelf (or only from `selected`), or refuse with the reason; always logged.
 
         `previous` is the conversation's last turn on the whole shelf: a follow-up ("What are its uses?") is read
-        against it before retrieval (tutor/retrieval/followup.py), and the gate and every check judge the resolved
-        question.
+        against it before retrieval (tutor/retrieval/followup.py); the gate and every check judge the resolved one.
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
         p = self.policy
@@ -182,6 +181,9 @@ class Tutor:
         stats = self.library.term_stats(self.library.shelf(klass, subject))
         return shelf_reading(question, stats, hinglish, self.policy)
 
+    def _reader_for(self, lang: str) -> ReaderModel | None:  # a Hindi question's reading: the reader of readings
+        return self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader
+
     # ------------------------------------------------------------------ library mode
     def _ask_library(self, question: str, klass: str, subject: str, timer: StageTimer,
                      on_token: OnToken | None = None, followup: Resolution | None = None,
@@ -233,7 +235,7 @@ class Tutor:
                 if not own.passed:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
-        found, reader = None, self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader
+        found, reader = None, self._reader_for(lang)
         if decision.passed and reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(reader, asked, decision, p)
@@ -378,7 +380,7 @@ class Tutor:
             sel_policy = p.with_values(min_confidence=min(p.min_confidence, p.offtopic_max_score),
                                        unknown_term_penalty=0.0, min_mean_confidence=-1.0)
             decision = decide(question, [hit] if chunk.text else [], sel_policy, stats)
-        found, reader = None, self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader
+        found, reader = None, self._reader_for(lang)
         if decision.passed and reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(reader, question, decision, p)
