@@ -60,12 +60,13 @@ ocr-deps:
 	    echo "warning: could not install tesseract-ocr-hin, poppler-utils, hunspell-hi; damaged Hindi pages will be left out and the OCR tests skipped"; }
 
 # FreeDict's English-Hindi dictionary (Debian package, GPL: read where Debian installs it, never copied here) reads
-# Devanagari questions about English chapters as English (tutor/text/hindi_english.py); without it they are asked as
+# Devanagari questions about English chapters as English (tutor/text/hindi_english.py), with the countries' Hindi names
+# from iso-codes (tutor/text/hindi_dictionary.py); without the dictionary they are asked as
 # typed and the tests that need it skip.
 dict-deps:
-	@test -f /usr/share/dictd/freedict-eng-hin.dict.dz || \
-	  { (apt-get update -qq && apt-get install -y -qq dict-freedict-eng-hin >/dev/null) || \
-	    echo "warning: could not install dict-freedict-eng-hin; Devanagari questions about English chapters will be asked as typed and its tests skipped"; }
+	@test -f /usr/share/dictd/freedict-eng-hin.dict.dz -a -f /usr/share/locale/hi/LC_MESSAGES/iso_3166-1.mo || \
+	  { (apt-get update -qq && apt-get install -y -qq dict-freedict-eng-hin iso-codes >/dev/null) || \
+	    echo "warning: could not install dict-freedict-eng-hin and iso-codes; Devanagari questions about English chapters will be asked as typed and its tests skipped"; }
 
 test: $(STAMP) llm browser-deps ocr-deps dict-deps
 	$(BIN)/ruff check .

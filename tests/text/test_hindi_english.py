@@ -1,14 +1,16 @@
-"""Devanagari Hindi read as English through an English-Hindi dictionary (tutor/text/hindi_english.py): the dictd
-articles parsed and inverted, and the reading of a question, on a tiny dictionary written in the test; the real
-Debian dictionary where it is installed."""
+"""Devanagari Hindi read as English through an English-Hindi dictionary (tutor/text/hindi_english.py,
+tutor/text/hindi_dictionary.py): the dictd articles parsed and inverted, the countries' Hindi names added, and the
+reading of a question, on a tiny dictionary written in the test; the real Debian dictionary where it is installed."""
 from __future__ import annotations
 
 import gzip
 
 import pytest
 
+from tutor.text import hindi_dictionary as hd
 from tutor.text import hindi_english as he
-from tutor.text.hindi_english import english_reading, invert, lemmas, parse_dictd, romanize
+from tutor.text.hindi_dictionary import invert, parse_dictd
+from tutor.text.hindi_english import english_reading, lemmas, romanize
 
 # the dictd layout of FreeDict's English-Hindi: headword /IPA/ <POS>, numbered senses (phrases split by commas,
 # words of one phrase joined by ~), indented example sentences in quotes
@@ -44,13 +46,23 @@ abolish /ɐbˈɒlɪʃ/ <VT>
 1. उन्मूलन~करना[होना]
 lens /lˈɛnz/ <N>
 1. लेन्स
+job /dʒˈɒb/ <N>
+1. काम
+work /wˈɜːk/ <N>
+1. काम
+start /stˈɑːt/ <V>
+1. शुरू~करना
+complete /kəmplˈiːt/ <V>
+1. पूरा~करना
+supporter /səpˈɔːtə/ <N>
+1. समर्थक
 IMF /ˈɪmf/ <N>
 1. International monetary fund
 """
 
 
 @pytest.fixture
-def d() -> he.Dictionary:
+def d() -> hd.Dictionary:
     return invert(parse_dictd(DICTD))
 
 
@@ -59,7 +71,7 @@ def d() -> he.Dictionary:
 
 def test_articles_are_parsed_with_their_senses_and_without_examples_or_the_database_header():
     entries = {e.headword: e for e in parse_dictd(DICTD)}
-    assert "00-database-info" not in entries and len(entries) == 12
+    assert "00-database-info" not in entries and len(entries) == 17
     assert entries["electricity"].senses == (("विद्युत शक्ति", "बिजली"),)
     assert entries["acid"].senses == (("तेजाब",), ("अम्ल",)) and entries["acid"].pos == "N"
     # usage notes {…} and alternative endings […] are not part of the translation
@@ -74,30 +86,30 @@ def test_the_inversion_lists_the_headword_that_offers_a_phrase_first(d):
     assert d.english["प्रकाश संश्लेषण"] == ("photosynthesis",)  # "-" joins the words of one phrase, as "~" does
     assert d.english["अम्ल"] == ("acid",)
     assert d.english["राज्य"] == ("duchy", "state")  # same sense and place: the file's order
-    assert d.longest == 2 and d.headwords == 12
+    assert d.longest == 2 and d.headwords == 17
 
 
 def test_dictionary_spellings_and_typed_spellings_meet():
     # a nasal consonant before one of its own class is the anusvara in other hands; म्ल is no such cluster
-    assert he.normalize_hindi("लेन्स") == he.normalize_hindi("लेंस")
-    assert he.normalize_hindi("सम्बन्ध") == he.normalize_hindi("संबंध")
-    assert he.normalize_hindi("अम्ल") != he.normalize_hindi("अंल")
-    assert he.normalize_hindi("कहाँ") == he.normalize_hindi("कहां")  # candrabindu, as everywhere on the lexical side
+    assert hd.normalize_hindi("लेन्स") == hd.normalize_hindi("लेंस")
+    assert hd.normalize_hindi("सम्बन्ध") == hd.normalize_hindi("संबंध")
+    assert hd.normalize_hindi("अम्ल") != hd.normalize_hindi("अंल")
+    assert hd.normalize_hindi("कहाँ") == hd.normalize_hindi("कहां")  # candrabindu, as everywhere on the lexical side
 
 
 def test_the_dictionary_is_read_from_a_gzipped_dictd_file_once(tmp_path):
     path = tmp_path / "eng-hin.dict.dz"
     path.write_bytes(gzip.compress(DICTD.encode("utf-8")))
-    first = he.load_dictionary(path)
+    first = hd.load_dictionary(path)
     assert first is not None and first.english["अपवर्तन"] == ("refraction",)
-    assert he.load_dictionary(path) is first  # parsed once per file version
-    assert he.dictionary_missing(path) is None
+    assert hd.load_dictionary(path) is first  # parsed once per file version
+    assert hd.dictionary_missing(path) is None
 
 
 def test_without_the_dictionary_the_reading_is_empty_and_the_module_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("TUTOR_HINDI_DICTIONARY", str(tmp_path / "absent.dict.dz"))
-    assert he.load_dictionary() is None
-    assert "dict-freedict-eng-hin" in he.dictionary_missing()
+    assert hd.load_dictionary() is None
+    assert "dict-freedict-eng-hin" in hd.dictionary_missing()
     assert english_reading("अपवर्तन क्या है?") == ""
 
 
@@ -134,7 +146,7 @@ def test_the_reading_names_the_hindi_words_the_dictionary_could_not_read(d):
 
 
 def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):
-    assert "अम्ल" in lemmas(he.normalize_hindi("अम्लों"))
+    assert "अम्ल" in lemmas(hd.normalize_hindi("अम्लों"))
     assert english_reading("अम्लों का स्वाद", dictionary=d) == "acid svad"
     assert english_reading("अम्लों का स्वाद", dictionary=d, inflect=False) == "amlon svad"
 
@@ -149,6 +161,49 @@ def test_the_choice_rule_picks_among_several_headwords(d):
         english_reading("राज्य", dictionary=d, rule="nearest")
 
 
+def test_frequent_takes_the_headword_most_of_the_shelfs_chunks_use(d):
+    from tutor.text.terms import TermStats
+
+    book = he.ShelfVocabulary(TermStats(["Work is done.", "The work of a force.", "Work and energy.", "A job."]))
+    assert english_reading("काम क्या है?", book, dictionary=d, rule="shelf") == "what is job"  # FreeDict's first
+    assert english_reading("काम क्या है?", book, dictionary=d, rule="frequent") == "what is work"  # the book's
+    # a vocabulary that cannot count (a plain set) falls back to the shelf rule
+    assert english_reading("काम क्या है?", {"job", "work"}, dictionary=d, rule="frequent") == "what is job"
+
+
+def test_a_noun_with_a_light_verb_is_read_as_the_dictionary_lists_the_pair(d):
+    # शुरू alone has no entry; "शुरू करना" has: any form of करना, होना or जाना after it
+    assert he.reading_and_unread("यह कब शुरू किया गया था?", dictionary=d) == ("when start", ())
+    assert he.reading_and_unread("काम कब शुरू हुआ?", {"work"}, dictionary=d)[1] == ("शुरू",)  # no "शुरू होना"
+    assert english_reading("दो शर्तें पूरी करनी होती हैं", dictionary=d).endswith("complete")  # पूरी -> पूरा
+    assert he.reading_and_unread("शुरू", dictionary=d) == ("shuru", ("शुरू",))  # no light verb: unread
+
+
+def test_the_students_own_english_in_brackets_reads_the_hindi_words_before_it(d):
+    assert he.reading_and_unread("अनुमस्तिष्क (cerebellum) का क्या काम है?", {"work"}, dictionary=d) == (
+        "what is cerebellum work", ())
+    # only the unread words just before the bracket: a word the dictionary read stays, as does an earlier unread one
+    assert he.reading_and_unread("आसमान और समर्थक ऋणाधार (collateral) क्या है?", dictionary=d) == (
+        "what is asman supporter collateral", ("आसमान",))
+    # Latin letters not in brackets are kept beside the unread word; brackets of Hindi are not a gloss
+    assert he.reading_and_unread("ऋणाधार collateral क्या है?", dictionary=d)[1] == ("ऋणाधार",)
+    assert he.reading_and_unread("ऋणाधार (आसमान) क्या है?", dictionary=d)[1] == ("ऋणाधार", "आसमान")
+
+
+def test_countries_named_in_hindi_are_read_by_their_english_names(d, tmp_path):
+    named = hd.with_place_names(d, {hd.normalize_hindi("भारत"): "India", hd.normalize_hindi("राज्य"): "Nowhere",
+                                    hd.normalize_hindi("संयुक्त राज्य अमेरिका"): "United States"})
+    assert english_reading("भारत में अम्ल", dictionary=named) == "India acid"
+    assert named.english["राज्य"] == d.english["राज्य"]  # the dictionary's own entry wins
+    assert named.longest >= 3 and english_reading("संयुक्त राज्य अमेरिका", dictionary=named) == "United States"
+    assert hd.place_names(tmp_path / "absent.mo") == {}
+    (tmp_path / "broken.mo").write_bytes(b"not a catalogue")
+    assert hd.place_names(tmp_path / "broken.mo") == {}
+    if hd.PLACE_NAMES.is_file():  # Debian's iso-codes, where installed
+        real = hd.place_names()
+        assert real[hd.normalize_hindi("भारत")] == "India" and len(real) > 200
+
+
 @pytest.mark.parametrize(("word", "latin"), [
     ("नेहरू", "nehru"), ("जवाहरलाल", "javaharlal"), ("केरोसिन", "kerosin"), ("संसद", "sansad"), ("अंबर", "ambar"),
     ("मनरेगा", "manrega"), ("क़िला", "qila"), ("दुःख", "duhkh")])
@@ -157,10 +212,12 @@ def test_words_without_an_entry_are_written_in_latin_letters_as_hindi_is_typed(w
 
 
 def test_the_real_debian_dictionary_reads_a_textbook_question():
-    if he.dictionary_missing(he.DEBIAN_DICTIONARY):
-        pytest.skip(f"{he.DEBIAN_DICTIONARY} not installed (make dict-deps: apt-get install dict-freedict-eng-hin)")
-    d = he.load_dictionary(he.DEBIAN_DICTIONARY)
+    if hd.dictionary_missing(hd.DEBIAN_DICTIONARY):
+        pytest.skip(f"{hd.DEBIAN_DICTIONARY} not installed (make dict-deps: apt-get install dict-freedict-eng-hin)")
+    d = hd.load_dictionary(hd.DEBIAN_DICTIONARY)
     assert d is not None and d.headwords > 20_000 and len(d.english) > 20_000
     assert d.english["अपवर्तन"][0] == "refraction"
     assert english_reading("प्रकाश-संश्लेषण क्या है?", dictionary=d) == "what is photosynthesis"
     assert english_reading("अपवर्तन क्यों होता है?", dictionary=d) == "why refraction"
+    if hd.PLACE_NAMES.is_file():  # with Debian's iso-codes, the countries' names too
+        assert d.english[hd.normalize_hindi("भारत")] == ("India",)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutor.text.hindi_english import invert, parse_dictd, romanize
+from tutor.text.hindi_dictionary import invert, parse_dictd
+from tutor.text.hindi_english import romanize
 from tutor.text.hinglish_dictionary import hinglish_reading, latin_gloss, latin_key, latin_lemmas, unread_hinglish
 
 DICTD = """sky /skˈaɪ/ <N>

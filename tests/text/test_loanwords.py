@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutor.text.hindi_english import invert, parse_dictd, reading_and_unread
+from tutor.text.hindi_dictionary import invert, parse_dictd
+from tutor.text.hindi_english import reading_and_unread
 from tutor.text.loanwords import SoundIndex, english_loanword, shelf_index, skeleton, sound
 from tutor.text.terms import TermStats
 

@@ -29,7 +29,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         from dataclasses import replace
 
         from tutor.reader.codemix import code_mixed
-        from tutor.text.hindi_english import dictionary_missing, dictionary_path
+        from tutor.text.hindi_dictionary import dictionary_missing, dictionary_path
 
         if why := dictionary_missing():
             from tutor.errors import TutorError

@@ -32,7 +32,7 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*|\S")
 @lru_cache(maxsize=2)
 def english_hindi(path: str) -> dict[str, str]:
     """English one-word headword (lower case) -> the Hindi phrase its first sense lists first."""
-    from tutor.text.hindi_english import parse_dictd
+    from tutor.text.hindi_dictionary import parse_dictd
 
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         entries = parse_dictd(fh.read())

@@ -1,13 +1,14 @@
 """Devanagari Hindi read as English for a shelf with no Hindi chapter, through a real English-Hindi dictionary.
 
-Owns the dictionary (FreeDict's English-Hindi, Debian package `dict-freedict-eng-hin`, ~25,600 English headwords with
-their Hindi senses; GPL, so it is read where Debian installs it and never copied into this repository), its inversion
-into Hindi phrase -> English headwords, and `english_reading`: "अपवर्तन क्या है?" -> "what is refraction".
+Owns `english_reading` ("अपवर्तन क्या है?" -> "what is refraction") and the romanisation of Hindi words; the dictionary
+(FreeDict's English-Hindi, inverted into Hindi phrase -> English headwords) is tutor/text/hindi_dictionary.py's.
 
 The reading works as Hinglish's does (tutor/text/hinglish.py): the question word from Hindi grammar leads ("क्या ...
 है" -> "what is", "क्यों" -> "why", "कितने" -> "how many"), the other function words are dropped, Latin-letter tokens
 and numbers are kept as typed, and each remaining Hindi word or phrase (longest match first) becomes an English
-headword the dictionary gives for it. A dictionary offers only real translations: a question about something the
+headword the dictionary gives for it: of several, the one the shelf uses most; a noun with a light verb as the
+dictionary lists the pair ("शुरू किया" under "शुरू करना", to start); Hindi words the student glossed in English
+("अनुमस्तिष्क (cerebellum)") by that English. A dictionary offers only real translations: a question about something the
 shelf does not hold keeps words the shelf does not use, so the gate's unknown-term penalty and the reader can refuse
 it (an earlier experiment glossed Hindi words to the nearest word of the shelf's own vocabulary and made unanswerable
 questions look like the shelf's text: scripts/xling_gloss_experiment.py). A Hindi word the dictionary lacks is kept
@@ -15,43 +16,20 @@ as typed, in Latin letters ("आसमान" -> "asman"): unknown to an English
 """
 from __future__ import annotations
 
-import gzip
-import logging
-import os
 import re
 from collections.abc import Callable, Container, Sequence
-from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
-from tutor.text.normalize import normalize_for_matching
+from tutor.text.hindi_dictionary import Dictionary, load_dictionary, normalize_hindi
 from tutor.text.terms import TermStats, ascii_digits, stem
-
-log = logging.getLogger(__name__)
-
-# where Debian installs dict-freedict-eng-hin; $TUTOR_HINDI_DICTIONARY names another file in the same format
-DEBIAN_DICTIONARY = Path("/usr/share/dictd/freedict-eng-hin.dict.dz")
-INSTALL_HINT = "apt-get install dict-freedict-eng-hin (make dict-deps)"
 
 # How a Hindi word with several English headwords is read (measured on the tuning half of
 # tests/data/xling-devanagari.jsonl; figures in tests/data/README.md):
 #   "first": the headword that lists the Hindi word earliest (lowest sense number, then place in the sense);
-#   "shelf": the first such headword the shelf's vocabulary contains, else "first".
-CHOICE_RULES = ("first", "shelf")
-DEFAULT_CHOICE = "shelf"
-
-
-def normalize_hindi(text: str) -> str:
-    """A Hindi word or phrase as the dictionary and the question are compared: the project's matching form (nukta as
-    base + U+093C, candrabindu as anusvara, punctuation and `~` as spaces), with a nasal consonant before a consonant
-    written as anusvara (लेन्स = लेंस, सम्बन्ध = संबंध: both spellings are standard Hindi)."""
-    return _NASAL.sub("\u0902", normalize_for_matching(text))
-
-
-# a nasal consonant + virama before a consonant of its own class (or न् before a sibilant or ह), where Hindi writes
-# the anusvara just as often; म्ल, न्य and the like are not nasal clusters of that kind and stay as written
-_NASAL = re.compile("\u0919\u094d(?=[\u0915-\u0918])|\u091e\u094d(?=[\u091a-\u091d])|\u0923\u094d(?=[\u091f-\u0922])"
-                    "|\u0928\u094d(?=[\u0924-\u0927\u0936-\u0939])|\u092e\u094d(?=[\u092a-\u092d])")
+#   "shelf": the first such headword the shelf's vocabulary contains, else "first";
+#   "frequent": of the headwords the shelf's vocabulary contains, the one the most of its chunks use (the sense the
+#   book uses: "काम" is "work" in a Science book, not "job", FreeDict's first), else "first".
+CHOICE_RULES = ("first", "shelf", "frequent")
+DEFAULT_CHOICE = "frequent"
 
 
 # ------------------------------------------------------------------------------------------ the grammar
@@ -77,130 +55,6 @@ FUNCTION = _table("""
 करने करें किया किए किये गया गई गए गये एक कुछ सा सी से लिए लिये वाला वाली वाले ने तक जब तब अपने अपनी अपना हम आप
 सकता सकती सकते तथा एवं व कि जो जिस जिसे जिन जिनके कोई किसी सभी सब आदि अथवा यदि द्वारा
 """)
-
-
-# ------------------------------------------------------------------------------------------ the dictionary
-
-@dataclass(frozen=True)
-class Entry:
-    """One dictd article: the English headword, its part of speech, and each numbered sense's Hindi phrases."""
-
-    headword: str
-    pos: str
-    senses: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True)
-class Dictionary:
-    """The inverted dictionary: a Hindi phrase (`normalize_hindi` form, words joined by one space) -> its English
-    headwords, the one that lists the phrase earliest first; `longest`: the most words any Hindi phrase has;
-    `headwords`: how many English headwords the file has."""
-
-    english: dict[str, tuple[str, ...]]
-    longest: int
-    headwords: int
-
-
-_HEAD = re.compile(r"^(\S.*?) /[^/]*/\s*(?:<([^>]*)>)?\s*$")
-_SENSE = re.compile(r"^(\d+)\.\s*(.*)$")
-_NOTE = re.compile(r"\{[^{}]*[})]|\([^()]*\)|\[[^\[\]]*\]")  # {usage notes}, (glosses) and [alternative endings]
-_DEVANAGARI_ONLY = re.compile("[\u0900-\u097f ]+")
-
-
-def parse_dictd(text: str) -> list[Entry]:
-    """The articles of a dictd text: a headword line ("refraction /ɹɪfɹˈakʃən/ <N>"), numbered senses ("1. अपवर्तन",
-    several phrases split by commas, words of one phrase joined by `~`) and indented example sentences in quotes,
-    which are skipped; so are the database's own 00-database articles and anything before the first headword."""
-    entries: list[Entry] = []
-    head: tuple[str, str] | None = None
-    senses: list[tuple[str, ...]] = []
-
-    def close() -> None:
-        if head is not None and not head[0].startswith("00-database"):
-            entries.append(Entry(head[0], head[1], tuple(senses)))
-
-    for line in text.splitlines():
-        if not line.strip() or line[0].isspace() or line.lstrip().startswith('"'):
-            continue  # example sentences (indented, quoted) and their stray closing quotes
-        m = _HEAD.match(line)
-        if m:
-            close()
-            head, senses = (m.group(1).strip(), (m.group(2) or "").strip()), []
-            continue
-        s = _SENSE.match(line)
-        if s and head is not None:
-            senses.append(_phrases(s.group(2)))
-    close()
-    return entries
-
-
-def _phrases(sense: str) -> tuple[str, ...]:
-    """The Hindi phrases of one sense, each in `normalize_hindi` form: notes and alternatives removed, split at
-    commas, semicolons and slashes; a phrase with anything but Devanagari in it (a Latin gloss, a '?') is left out."""
-    out = []
-    for part in re.split(r"[,;/]", _NOTE.sub(" ", sense)):
-        part = re.sub(r"[~_\-]", " ", part).strip(" .!?:'‘’")
-        if part and _DEVANAGARI_ONLY.fullmatch(part) and "?" not in part:
-            phrase = normalize_hindi(part)
-            if phrase:
-                out.append(phrase)
-    return tuple(out)
-
-
-def invert(entries: list[Entry]) -> Dictionary:
-    """Hindi phrase -> English headwords, each list ordered by (sense number, place of the phrase in its sense,
-    order of the article in the file): the headword that offers the phrase first comes first."""
-    ranked: dict[str, list[tuple[int, int, int, str]]] = {}
-    for order, e in enumerate(entries):
-        for n, phrases in enumerate(e.senses):
-            for place, phrase in enumerate(phrases):
-                ranked.setdefault(phrase, []).append((n, place, order, e.headword))
-    english = {}
-    for phrase, cands in ranked.items():
-        seen: dict[str, None] = {}
-        for *_, word in sorted(cands):
-            seen.setdefault(word, None)
-        english[phrase] = tuple(seen)
-    longest = max((p.count(" ") + 1 for p in english), default=1)
-    return Dictionary(english, longest, len({e.headword for e in entries}))
-
-
-def dictionary_path() -> Path:
-    return Path(os.environ.get("TUTOR_HINDI_DICTIONARY") or DEBIAN_DICTIONARY)
-
-
-def dictionary_missing(path: Path | None = None) -> str | None:
-    """Why Devanagari questions cannot be read as English here (with the package to install), or None."""
-    p = path or dictionary_path()
-    return None if p.is_file() else f"the English-Hindi dictionary {p} is not installed ({INSTALL_HINT})"
-
-
-@lru_cache(maxsize=4)
-def _load(path: str, mtime: float) -> Dictionary | None:
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, EOFError, UnicodeDecodeError) as e:
-        log.warning("could not read the English-Hindi dictionary %s (%s): Devanagari questions about English "
-                    "chapters are asked as typed", path, e)
-        return None
-    return invert(parse_dictd(text))
-
-
-def load_dictionary(path: Path | None = None) -> Dictionary | None:
-    """The inverted dictionary (parsed once per file version: about a second), or None where it is not installed
-    (said once in the log; the tutor then asks Devanagari questions as typed, as before the dictionary)."""
-    p = path or dictionary_path()
-    why = dictionary_missing(p)
-    if why is not None:
-        _warn_missing(why)
-        return None
-    return _load(str(p), p.stat().st_mtime)
-
-
-@lru_cache(maxsize=4)
-def _warn_missing(why: str) -> None:
-    log.warning("%s: Devanagari questions about English chapters are asked as typed", why)
 
 
 # ------------------------------------------------------------------------------------------ romanisation
@@ -273,6 +127,17 @@ _LEMMA = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (
 )]
 
 
+# a light verb's forms -> its infinitive: Hindi makes verbs of a noun and a light verb ("शुरू करना", to start)
+LIGHT_VERB = {normalize_hindi(form): normalize_hindi(inf) for inf, forms in {
+    "करना": "कर करके करते करती करता करना करने करनी करें किया किए किये करो करिए",
+    "होना": "हो होता होती होते होना होने हुआ हुई हुए होगा होगी होंगे",
+    "जाना": "जा जाता जाती जाते जाना जाने जाए जाएं गया गई गए गये",
+}.items() for form in forms.split()}
+_ADJECTIVE = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (("ी", "ा"), ("े", "ा"))]  # पूरी, पूरे -> पूरा
+# the student's English for the Hindi words before it, in brackets: "अनुमस्तिष्क (cerebellum)"
+_GLOSS = re.compile(r"\(\s*([A-Za-z][^()\u0900-\u097f]*)\)")
+
+
 def lemmas(word: str, endings: Sequence[tuple[str, str]] = _LEMMA) -> list[str]:
     """The forms a dictionary may list an inflected Hindi word under (`normalize_hindi` form), most likely first:
     "अम्लों" -> "अम्ल", "अम्ला"; "बनाया" -> "बनाना"; a stem keeps at least two letters. `endings`: (inflection, the
@@ -297,10 +162,18 @@ class ShelfVocabulary:
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and self.stats.known(stem(word.lower()))
 
+    def chunks(self, word: str) -> int:
+        """How many of the shelf's chunks use the word's stem."""
+        return self.stats.df.get(stem(word.lower()), 0)
+
 
 def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule: str = DEFAULT_CHOICE) -> str:
     """One of a Hindi phrase's English headwords (best listed first) by `rule` (see CHOICE_RULES)."""
-    if rule == "shelf" and vocabulary is not None:
+    if rule == "frequent" and isinstance(vocabulary, ShelfVocabulary):
+        used = [c for c in candidates if all(w in vocabulary for w in c.lower().split())]
+        if used:  # the sense the book uses most: the most chunks hold its rarest word
+            return max(used, key=lambda c: min(vocabulary.chunks(w) for w in c.lower().split()))
+    if rule in ("shelf", "frequent") and vocabulary is not None:
         for c in candidates:
             if all(w in vocabulary for w in c.lower().split()):
                 return c
@@ -333,13 +206,22 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     d = dictionary or load_dictionary()
     if d is None:
         return "", ()
-    typed = [t for t in _TOKEN.findall(ascii_digits(question)) if not _DEV.match(t) or normalize_hindi(t)]
+    text = ascii_digits(question)
+    found = [m for m in _TOKEN.finditer(text) if not _DEV.match(m.group()) or normalize_hindi(m.group())]
+    typed = [m.group() for m in found]
+    glosses = {m.start(1) for m in _GLOSS.finditer(text)}  # "अनुमस्तिष्क (cerebellum)": the student's own English
+    glossed = [m.start() in glosses for m in found]
     toks = [(normalize_hindi(t) if _DEV.match(t) else t) for t in typed]
     lead, kept, unread = "", [], []
+    unread_at: list[int] = []  # where in `kept` each unread word stands
     i = 0
     while i < len(toks):
         t = toks[i]
         if not _DEV.match(t):
+            while glossed[i] and unread_at and unread_at[-1] == len(kept) - 1:  # the gloss reads the words before it
+                kept.pop()
+                unread.pop()
+                unread_at.pop()
             kept.append(t)
             i += 1
             continue
@@ -358,6 +240,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         n, english = _longest_phrase(toks, i, d)
         if not english and t not in FUNCTION and inflect:
             english = next((d.english[f] for f in lemmas(t) if f in d.english), ())
+        if not english and t not in FUNCTION and i + 1 < len(toks) and toks[i + 1] in LIGHT_VERB:
+            english = _conjunct_verb(t, LIGHT_VERB[toks[i + 1]], d)  # "शुरू किया" -> "शुरू करना" -> "start"
+            n = 2 if english else n
         if english:
             kept.append(choose(english, vocabulary, rule))
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
@@ -365,10 +250,20 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         elif t not in FUNCTION:
             kept.append(romanize(typed[i]))
             unread.append(typed[i])
+            unread_at.append(len(kept) - 1)
         i += n
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
+
+
+def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[str, ...]:
+    """A noun or adjective with a light verb, as the dictionary lists the pair: "शुरू" + "किया" under "शुरू करना",
+    "पूरी" + "करनी" under "पूरा करना"; () when it lists none."""
+    for form in (word, *lemmas(word, _ADJECTIVE)):
+        if got := d.english.get(f"{form} {light}"):
+            return got
+    return ()
 
 
 def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[str, ...]]:

@@ -13,7 +13,8 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from tutor.text.hindi_english import Dictionary, choose, lemmas, load_dictionary, romanize
+from tutor.text.hindi_dictionary import Dictionary, load_dictionary
+from tutor.text.hindi_english import choose, lemmas, romanize
 from tutor.text.hinglish import english_reading as hinglish_english
 
 # how Hindi typed in Latin letters is compared with a romanised dictionary phrase: the spellings Hinglish writers
