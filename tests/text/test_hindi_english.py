@@ -219,5 +219,8 @@ def test_the_real_debian_dictionary_reads_a_textbook_question():
     assert d.english["अपवर्तन"][0] == "refraction"
     assert english_reading("प्रकाश-संश्लेषण क्या है?", dictionary=d) == "what is photosynthesis"
     assert english_reading("अपवर्तन क्यों होता है?", dictionary=d) == "why refraction"
+    # a noun with a light verb, as FreeDict lists the pair ("शुरू करना"), in the sense the shelf uses
+    assert he.reading_and_unread("प्रोजेक्ट कब शुरू किया गया?", {"start"}, dictionary=d) == (
+        "when projekt start", ("प्रोजेक्ट",))
     if hd.PLACE_NAMES.is_file():  # with Debian's iso-codes, the countries' names too
         assert d.english[hd.normalize_hindi("भारत")] == ("India",)
