@@ -36,7 +36,8 @@ import numpy as np
 
 from tutor.retrieval.embedding import e5_embedder
 from tutor.store.shelf import ShelfStore
-from tutor.text.hindi_english import FUNCTION, QWORD, REQUEST, normalize_hindi
+from tutor.text.hindi_dictionary import normalize_hindi
+from tutor.text.hindi_english import FUNCTION, QWORD, REQUEST
 
 DEV = re.compile(r"[\u0900-\u097F]+")
 TOK = re.compile(r"[\u0900-\u097F]+|[A-Za-z][A-Za-z0-9'-]*|\d+(?:[.,]\d+)*")
