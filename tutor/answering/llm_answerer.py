@@ -136,8 +136,9 @@ def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, 
         from tutor.reader.model import default_readings_reader_dir, reader_available, shared_reader
 
         parts["reader"] = shared_reader()
-        if policy.hindi_reader and reader_available(default_readings_reader_dir()):
-            parts["hindi_reader"] = shared_reader(default_readings_reader_dir())
+        readings = default_readings_reader_dir()
+        if policy.hindi_reader and reader_available(readings):
+            parts["hindi_reader"] = shared_reader(readings)
     if policy.cross_lingual:
         parts["cross_judge"] = cross_lingual_judge(policy)
     if not (policy.rerank or policy.judge):

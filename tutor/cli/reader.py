@@ -13,6 +13,8 @@ from tutor.cli.options import EVAL_INDEX, LIBRARIES
 
 def cmd_train_reader(args: argparse.Namespace) -> int:
     """Build the reader's examples from ../shared/data (held out by article and chapter), train, export, measure."""
+    from dataclasses import replace
+
     from tutor.cli.evaluation import eval_indexes
     from tutor.evaluation.libraries import training_articles
     from tutor.reader.augment import augmented
@@ -26,8 +28,6 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
                      args.seed, args.extra_windows, args.swaps, args.negate, args.drop_answer)
     if args.code_mix:
-        from dataclasses import replace
-
         from tutor.reader.codemix import code_mixed
         from tutor.text.hindi_dictionary import dictionary_missing, dictionary_path
 
@@ -39,14 +39,10 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         sets = replace(sets, train=code_mixed(sets.train, dictionary_path(), args.code_mix, args.seed),
                        heldout=sets.heldout + [e for e in mixed_heldout if e.source.endswith("-hi")])
     if args.telegraphic:
-        from dataclasses import replace
-
         from tutor.reader.telegraph import telegraphed
 
         sets = replace(sets, train=telegraphed(sets.train, args.telegraphic, args.seed))
     if args.tasks == "qa":
-        from dataclasses import replace
-
         sets = replace(sets, train=[e for e in sets.train if e.task == "qa"],
                        heldout=[e for e in sets.heldout if e.task == "qa"])
     save_examples(work / "train.jsonl", sets.train)
