@@ -41,7 +41,7 @@ if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
     pytest.skip("the browser test needs /usr/bin/chromium and /usr/bin/chromedriver "
                 "(apt-get install -y chromium chromium-driver, or `make browser-deps`)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="the browser test needs selenium (pip install selenium)")
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import ElementClickInterceptedException, TimeoutException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -152,11 +152,23 @@ def expander(node, label_part: str):
                 if label_part in e.text)
 
 
-def in_view(driver, element):
-    """The element, scrolled to the middle of the window (so no pinned widget lies over it when clicked)."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
-    time.sleep(0.2)
-    return element
+def click_in_view(driver, element, timeout: float = 20) -> None:
+    """Scroll the element to the middle of the window (so no pinned widget lies over it) and click it.
+
+    While a tall page image is still being laid out, the element can move after the scroll and something else takes
+    the click: the scroll and the click are then tried again, as a student would, until `timeout` seconds pass.
+    """
+    deadline = time.time() + timeout
+    while True:
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        time.sleep(0.2)
+        try:
+            element.click()
+            return
+        except ElementClickInterceptedException:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.5)
 
 
 def radio_option(driver, label: str):
@@ -231,17 +243,17 @@ def test_student_and_staff_journey(server, browser, shots):
     assert highlight_pixels(page_img.get_attribute("src")) > 500  # a visible band of the highlighter's yellow
     d.execute_script("arguments[0].scrollIntoView({block: 'center'});", page_img)
     shots(d, "printed-page")
-    in_view(d, source).click()
+    click_in_view(d, source)
 
     # Diagnostics: the checks with values and thresholds, the evidence with scores, the stage timings
     diag = expander(reply, "Diagnostics")
-    in_view(d, diag).click()  # the tall page image moved it: bring it out from under the pinned chat box
+    click_in_view(d, diag)  # the tall page image moved it: bring it out from under the pinned chat box
     panel = diag.find_element(By.XPATH, "./ancestor::*[@data-testid='stExpander']")
     wait(d, 30).until(lambda drv: "Stage timings" in panel.text
                       and len(panel.find_elements(By.CSS_SELECTOR, "[data-testid='stDataFrame']")) == 2)
     assert "Decided by Retrieval gate" in panel.text and "LLM called no" in panel.text
     shots(d, "diagnostics")
-    in_view(d, diag).click()  # the panel scrolled its summary up, under the page header
+    click_in_view(d, diag)  # the panel scrolled its summary up, under the page header
 
     # a follow-up is read with the previous question ("its" = money's) and answered from the book
     followup = ask_in_chat(d, "Who issues its notes?", "Reserve Bank of India")
