@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import faiss
 import numpy as np
@@ -219,9 +220,8 @@ QUESTIONS = [
 ]
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not (SAMPLE / "class-10" / "science").is_dir(), reason=f"sample library missing at {SAMPLE}")
-def test_quick_bench_end_to_end_writes_every_key(tmp_path):
+def _quick_bench(tmp_path: Path, *flags: str) -> tuple[dict, subprocess.CompletedProcess]:
+    """`bench --quick` (and `flags`) on the sample library and QUESTIONS: its JSON report and the finished process."""
     libs = tmp_path / "libraries"
     libs.mkdir()
     (libs / "ncert").symlink_to(SAMPLE, target_is_directory=True)
@@ -231,12 +231,32 @@ def test_quick_bench_end_to_end_writes_every_key(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
         [sys.executable, "-m", "tutor", "--index-dir", str(tmp_path / "index"), "bench", "--libraries", str(libs),
-         "--json", str(out), "--quick"],
+         "--json", str(out), "--quick", *flags],
         capture_output=True, text=True, timeout=900, cwd=ROOT,
         env={**os.environ, "TUTOR_EMBED_PRECISION": "fp32", "ATEN_CPU_CAPABILITY": "default"},  # as a plain CPU runs
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(out.read_text())
+    return json.loads(out.read_text()), proc
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SAMPLE / "class-10" / "science").is_dir(), reason=f"sample library missing at {SAMPLE}")
+def test_queries_only_bench_times_the_questions_and_skips_the_rest(tmp_path):
+    r, proc = _quick_bench(tmp_path, "--queries-only")
+    assert 0 < r["query_ms"]["p50"] <= r["query_ms"]["p95"] and r["questions"] == len(QUESTIONS)
+    assert r["baseline_query_ms"]["p50"] > 0 and r["recall_at_5"]["questions"] == 2
+    assert not {"ingest", "cold_start", "cold_start_s", "scale"} & set(r)
+    assert r["targets"]["query_p95_ms"]["measured"] == r["query_ms"]["p95"]
+    assert r["targets"]["ingest_s"]["met"] is None and r["targets"]["scale_p95_ms"]["met"] is None
+    assert "ingest: skipped (--queries-only)" in proc.stdout and "cold start and scale: skipped" in proc.stdout
+    assert "ingest: the whole library" not in proc.stderr
+    assert (tmp_path / "bench-index" / "ncert" / "class-10" / "science" / "CURRENT").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (SAMPLE / "class-10" / "science").is_dir(), reason=f"sample library missing at {SAMPLE}")
+def test_quick_bench_end_to_end_writes_every_key(tmp_path):
+    r, proc = _quick_bench(tmp_path)
     m = r["machine"]  # the bench says what it ran with
     assert m["embed_precision"] == "fp32" and m["ATEN_CPU_CAPABILITY"] == "default"
     assert m["torch_cpu_capability"] == "DEFAULT" and "torch runs DEFAULT kernels" in proc.stdout

@@ -138,10 +138,12 @@ def _prepare_shelves(library: Path, store, embedder: Embedder,
 
 
 def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, questions: Path | None = None,
-              policy: Path | None = None) -> dict[str, Any]:
+              policy: Path | None = None, queries_only: bool = False) -> dict[str, Any]:
     """`python -m tutor bench`: every measurement of the plan (QUICK or FULL), the targets met or missed, the machine;
     progress on stderr. `index_dir` places the bench's shelves beside it (`<index_dir>/../bench-index`), or, when
-    `TUTOR_DATABASE_URL` names a database, in namespaces of it (`namespace_for("bench", <library>)`)."""
+    `TUTOR_DATABASE_URL` names a database, in namespaces of it (`namespace_for("bench", <library>)`). With
+    `queries_only`, only retrieval recall and question latency (ingest, cold start and scale are skipped and absent
+    from the result): minutes instead of the full plan's quarter of an hour on two cores."""
     from tutor.build import build_tutor
     from tutor.config import database_url
     from tutor.evaluation.questions import load_questions
@@ -175,14 +177,16 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
         tmp = Path(tmpname)
 
         # 1. ingest throughput: the whole library into an empty folder, in a child process (its own peak memory)
-        log("ingest: the whole library into an empty folder (child process)")
-        ing = measure_ingest(library, tmp, url)
-        fresh_root = Path(ing.pop("index_root"))
-        result["ingest"] = ing
-        result["ingest_pages_per_s"] = ing["pages_per_s"]
-        result["ingest_chunks_per_s"] = ing["chunks_per_s"]
-        result["ingest_peak_mb"] = ing["peak_mb"]
-        log(f"  {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s ({ing['precision']})")
+        fresh_root = None
+        if not queries_only:
+            log("ingest: the whole library into an empty folder (child process)")
+            ing = measure_ingest(library, tmp, url)
+            fresh_root = Path(ing.pop("index_root"))
+            result["ingest"] = ing
+            result["ingest_pages_per_s"] = ing["pages_per_s"]
+            result["ingest_chunks_per_s"] = ing["chunks_per_s"]
+            result["ingest_peak_mb"] = ing["peak_mb"]
+            log(f"  {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s ({ing['precision']})")
 
         # 2. the bench shelves (reused while the PDFs are unchanged), and their fp32 reference
         embedder = default_embedder()
@@ -222,6 +226,8 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
             f"{result['baseline_query_ms']['p50']} ms p95 {result['baseline_query_ms']['p95']} ms")
 
         # 5. cold start: a fresh process to its first answered question
+        if queries_only:
+            return _finish(result, embedder, load_start, t_start)
         answered = [q for q in asked if q.expect == "answer"]
         probe = next((q for q in answered if not tutor.ask(q.question, q.klass, q.subject).was_refusal),
                      answered[0] if answered else asked[0])
@@ -242,6 +248,11 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
                                     pol.approximate_index_above, k=plan.top_k, log=log)
     result["approximate_index_above"] = pol.approximate_index_above
 
+    return _finish(result, embedder, load_start, t_start)
+
+
+def _finish(result: dict[str, Any], embedder: Embedder, load_start, t_start: float) -> dict[str, Any]:
+    """The targets, the machine and the bench's own time added to `result`."""
     result["targets"] = targets_report(result)
     result["machine"] = {"cpus": os.cpu_count(), "load_avg_start": [round(x, 2) for x in load_start],
                          "load_avg_end": [round(x, 2) for x in os.getloadavg()],
@@ -275,18 +286,24 @@ def print_report(r: dict[str, Any]) -> None:
         print(f"{'  stage ' + s:28} {f(r['stages_ms'][s]['p50'])} {f(r['stages_ms'][s]['p95'])}")
     print(f"ratio to baseline (p50): {r['ratio_to_baseline']}   (p95: {r.get('ratio_to_baseline_p95')})")
     print("outcomes: " + ", ".join(f"{k} {v}" for k, v in r["outcomes"].items()))
-    ing = r["ingest"]
-    print(f"ingest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s: {ing['pages_per_s']} pages/s, "
-          f"{ing['chunks_per_s']} chunks/s, peak {ing['peak_mb']} MB (main {ing['main_peak_mb']} + workers "
-          f"{ing['workers_peak_mb']})")
-    print(f"  of which embedding {ing['embed_s']} s ({ing['precision']}), extraction + chunking + writing "
-          f"{ing['extract_chunk_write_s']} s")
+    ing = r.get("ingest")
+    if ing is None:
+        print("ingest: skipped (--queries-only)")
+    else:
+        print(f"ingest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s: {ing['pages_per_s']} "
+              f"pages/s, {ing['chunks_per_s']} chunks/s, peak {ing['peak_mb']} MB (main {ing['main_peak_mb']} + "
+              f"workers {ing['workers_peak_mb']})")
+        print(f"  of which embedding {ing['embed_s']} s ({ing['precision']}), extraction + chunking + writing "
+              f"{ing['extract_chunk_write_s']} s")
     rc = r["recall_at_5"]
     print(f"recall@5 (chapter, evidence chunks, {rc['questions']} answerable): fp32 {rc.get('reference_fp32')}, "
           f"{rc.get('fast_path_precision')} {rc.get('fast_path')}")
-    print(f"cold start: {r['cold_start_s']} s to the first answer (imports {r['cold_start']['imports_s']} s)")
-    print(f"{'size':>10} {'index':10} {'p50 ms':>8} {'p95 ms':>8} {'recall@10':>9} {'MB':>8} {'build s':>8}")
-    for row in r["scale"]:
+    if "cold_start" not in r:
+        print("cold start and scale: skipped (--queries-only)")
+    else:
+        print(f"cold start: {r['cold_start_s']} s to the first answer (imports {r['cold_start']['imports_s']} s)")
+        print(f"{'size':>10} {'index':10} {'p50 ms':>8} {'p95 ms':>8} {'recall@10':>9} {'MB':>8} {'build s':>8}")
+    for row in r.get("scale", []):
         print(f"{row['size']:>10,} {row['index']:10} {row['search_ms_p50']:8.2f} {row['search_ms_p95']:8.2f} "
               f"{row['recall_at_10']:9.3f} {row['memory_mb']:8.1f} {row['build_s']:8.1f}"
               f"{'  <- auto' if row['chosen_by_auto'] else ''}")
