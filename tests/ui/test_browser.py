@@ -269,7 +269,7 @@ def test_student_and_staff_journey(server, browser, shots):
     assert "You could ask about" in refusal.text
     answered = next(m for m in d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
                     if "medium of exchange" in m.text and "Diagnostics" in m.text)
-    expander(answered, "Money and Credit").click()  # show one quoted passage in the screenshot
+    click_in_view(d, expander(answered, "Money and Credit"))  # show one quoted passage in the screenshot
     shots(d, "ask")
 
     # Read: open Money and Credit, select a paragraph with a real mouse drag, ask about it
@@ -368,7 +368,7 @@ def test_addresses_in_book_text_and_questions_are_never_links(server, browser):
     reply = ask_in_chat(d, "What is the power of a lens measured in?", "dioptres")
     for source in reply.find_elements(By.CSS_SELECTOR, "[data-testid='stExpander'] summary"):
         if "Lenses" in source.text:
-            source.click()
+            click_in_view(d, source)
     idle(d)
     ask_in_chat(d, "Is the answer at http://evil.example/q or www.evil.example?", "I don't know")
     main = d.find_element(By.TAG_NAME, "body")
