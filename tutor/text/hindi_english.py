@@ -169,14 +169,13 @@ class ShelfVocabulary:
 
 def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule: str = DEFAULT_CHOICE) -> str:
     """One of a Hindi phrase's English headwords (best listed first) by `rule` (see CHOICE_RULES)."""
-    if rule == "frequent" and isinstance(vocabulary, ShelfVocabulary):
-        used = [c for c in candidates if all(w in vocabulary for w in c.lower().split())]
-        if used:  # the sense the book uses most: the most chunks hold its rarest word
-            return max(used, key=lambda c: min(vocabulary.chunks(w) for w in c.lower().split()))
     if rule in ("shelf", "frequent") and vocabulary is not None:
-        for c in candidates:
-            if all(w in vocabulary for w in c.lower().split()):
-                return c
+        used = [c for c in candidates if all(w in vocabulary for w in c.lower().split())]
+        if used and rule == "frequent" and isinstance(vocabulary, ShelfVocabulary):
+            # the sense the book uses most: the most chunks hold its rarest word
+            return max(used, key=lambda c: min(vocabulary.chunks(w) for w in c.lower().split()))
+        if used:
+            return used[0]
     return candidates[0]
 
 
