@@ -41,8 +41,7 @@ from tutor.policy import load_policy
 from tutor.retrieval.vector_cache import e5_passage_cache
 from tutor.safety.crosslingual import E5Similarity, hit_windows
 from tutor.text.hindi_dictionary import load_dictionary
-from tutor.text.hindi_english import romanize
-from tutor.text.hinglish_dictionary import latin_index, latin_key, latin_lemmas
+from tutor.text.hinglish_dictionary import latin_index, latin_key, latin_lemmas, romanised_words
 from tutor.text.readings import shelf_reading
 
 # Hindi function words in their common Latin spellings -> Devanagari (question words, request verbs, postpositions,
@@ -123,11 +122,8 @@ def main() -> None:
         raise SystemExit("error: the English-Hindi dictionary is not installed (make dict-deps)")
     english = latin_index(d).english
     by_key: dict[str, str] = {}
-    for phrase in d.english:
-        if " " not in phrase:
-            key = latin_key(romanize(phrase.replace("\u0921\u093c", "\u0921").replace("\u0922\u093c", "\u0922")))
-            if len(key) >= 3:
-                by_key.setdefault(key, phrase)
+    for key, phrase in romanised_words(d):
+        by_key.setdefault(key, phrase)
     libs = eval_libraries(args.libraries, {"ncert"}, None)
     e5 = E5Similarity(store=e5_passage_cache(), unit="window")
     dev = measure(args.questions, args.eval_json, libs, pol, e5, english, by_key)

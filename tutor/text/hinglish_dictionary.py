@@ -10,7 +10,7 @@ name that is also a Hindi word is still read as the word ("mudra" -> "currency")
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
 from tutor.text.hindi_dictionary import Dictionary, load_dictionary
@@ -50,22 +50,27 @@ class LatinIndex:
 _LATIN_INDEXES: dict[int, tuple[Dictionary, LatinIndex]] = {}
 
 
+def romanised_words(d: Dictionary) -> Iterator[tuple[str, str]]:
+    """(`latin_key` of its romanisation, the phrase) for each one-word Hindi phrase of `d` whose key has three letters
+    or more: how a word typed in Latin letters finds the dictionary's Hindi."""
+    for phrase in d.english:
+        if " " in phrase:
+            continue
+        # ड़ and ढ़ are typed "d" and "dh" as often as "r" and "rh" ("jodna", "padhna")
+        key = latin_key(romanize(phrase.replace("\u0921\u093c", "\u0921").replace("\u0922\u093c", "\u0922")))
+        if len(key) >= 3:
+            yield key, phrase
+
+
 def latin_index(d: Dictionary) -> LatinIndex:
     """`d`'s LatinIndex, made once per dictionary (about a second)."""
     got = _LATIN_INDEXES.get(id(d))
     if got is not None and got[0] is d:
         return got[1]
     by_key: dict[str, dict[str, None]] = {}
-    english: set[str] = set()
-    for phrase, heads in d.english.items():
-        english.update(h.lower() for h in heads)
-        if " " in phrase:
-            continue
-        # ड़ and ढ़ are typed "d" and "dh" as often as "r" and "rh" ("jodna", "padhna")
-        key = latin_key(romanize(phrase.replace("\u0921\u093c", "\u0921").replace("\u0922\u093c", "\u0922")))
-        if len(key) < 3:
-            continue
-        for h in heads:
+    english = {h.lower() for heads in d.english.values() for h in heads}
+    for key, phrase in romanised_words(d):
+        for h in d.english[phrase]:
             by_key.setdefault(key, {})[h] = None
     index = LatinIndex({k: tuple(v) for k, v in by_key.items()}, frozenset(english))
     _LATIN_INDEXES.clear()  # one dictionary at a time
