@@ -56,6 +56,10 @@ complete /kəmplˈiːt/ <V>
 1. पूरा~करना
 supporter /səpˈɔːtə/ <N>
 1. समर्थक
+rust /ɹˈʌst/ <N>
+1. ज़ंग
+thousand /θˈaʊzənd/ <N>
+1. हजार
 IMF /ˈɪmf/ <N>
 1. International monetary fund
 """
@@ -71,7 +75,7 @@ def d() -> hd.Dictionary:
 
 def test_articles_are_parsed_with_their_senses_and_without_examples_or_the_database_header():
     entries = {e.headword: e for e in parse_dictd(DICTD)}
-    assert "00-database-info" not in entries and len(entries) == 17
+    assert "00-database-info" not in entries and len(entries) == 19
     assert entries["electricity"].senses == (("विद्युत शक्ति", "बिजली"),)
     assert entries["acid"].senses == (("तेजाब",), ("अम्ल",)) and entries["acid"].pos == "N"
     # usage notes {…} and alternative endings […] are not part of the translation
@@ -86,7 +90,7 @@ def test_the_inversion_lists_the_headword_that_offers_a_phrase_first(d):
     assert d.english["प्रकाश संश्लेषण"] == ("photosynthesis",)  # "-" joins the words of one phrase, as "~" does
     assert d.english["अम्ल"] == ("acid",)
     assert d.english["राज्य"] == ("duchy", "state")  # same sense and place: the file's order
-    assert d.longest == 2 and d.headwords == 17
+    assert d.longest == 2 and d.headwords == 19
 
 
 def test_dictionary_spellings_and_typed_spellings_meet():
@@ -143,6 +147,23 @@ def test_the_reading_names_the_hindi_words_the_dictionary_could_not_read(d):
     assert he.reading_and_unread("आसमान नीला क्यों दिखता है?", dictionary=d) == (
         "why asman nila dikhta", ("आसमान", "नीला", "दिखता"))
     assert he.reading_and_unread("अपवर्तन क्या है?", dictionary=d) == ("what is refraction", ())  # all read
+
+
+def test_a_word_is_found_with_or_without_its_nukta(d):
+    # the dictionary writes ज़ंग with a nukta and हजार without; students write either
+    assert d.get(hd.normalize_hindi("जंग")) == ("rust",)
+    assert d.get(hd.normalize_hindi("हज़ार")) == ("thousand",)
+    assert d.get(hd.normalize_hindi("ज़ंग")) == ("rust",)  # as written, first
+    assert d.get(hd.normalize_hindi("जग")) == ()
+    assert he.reading_and_unread("लोहे पर जंग क्यों लगती है?", dictionary=d)[1] == ("लोहे", "लगती")  # जंग is read
+    assert english_reading("एक हज़ार", dictionary=d) == "thousand"
+
+
+def test_a_pronoun_with_a_postposition_fused_on_is_a_function_or_question_word(d):
+    # सबसे (सब + से), उसमें (उस + में): dropped as their parts are; किससे (किस + से) asks "what"
+    assert he.reading_and_unread("सबसे अच्छा प्रकाश", dictionary=d) == ("achchha light", ("अच्छा",))
+    assert english_reading("उसमें अम्ल है", dictionary=d) == "acid"
+    assert english_reading("प्रकाश किससे बनता है?", dictionary=d) == "what is light banta"
 
 
 def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):

@@ -13,7 +13,7 @@ import logging
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from tutor.text.normalize import normalize_for_matching
@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 # where Debian installs dict-freedict-eng-hin; $TUTOR_HINDI_DICTIONARY names another file in the same format
 DEBIAN_DICTIONARY = Path("/usr/share/dictd/freedict-eng-hin.dict.dz")
 INSTALL_HINT = "apt-get install dict-freedict-eng-hin (make dict-deps)"
+NUKTA = "\u093c"  # the dot below a letter (ज़, फ़, ड़): in the matching form it follows its base letter
 # where Debian's iso-codes keeps the countries' names in Hindi (a gettext catalogue: English name -> Hindi name)
 PLACE_NAMES = Path("/usr/share/locale/hi/LC_MESSAGES/iso_3166-1.mo")
 
@@ -58,6 +59,20 @@ class Dictionary:
     english: dict[str, tuple[str, ...]]
     longest: int
     headwords: int
+
+    def get(self, phrase: str) -> tuple[str, ...]:
+        """The English headwords of a Hindi phrase (`normalize_hindi` form), () if none. Where the phrase as written
+        has no entry, it is looked up without nuktas (जरूरी finds ज़रूरी, हज़ार finds हजार): Hindi is written with and
+        without them alike."""
+        return self.english.get(phrase) or self._unnukta.get(phrase.replace(NUKTA, ""), ())
+
+    @cached_property
+    def _unnukta(self) -> dict[str, tuple[str, ...]]:
+        """Every phrase without its nuktas -> its headwords (a phrase written without them first)."""
+        out: dict[str, tuple[str, ...]] = {}
+        for phrase in sorted(self.english, key=lambda k: NUKTA in k):
+            out.setdefault(phrase.replace(NUKTA, ""), self.english[phrase])
+        return out
 
 
 _HEAD = re.compile(r"^(\S.*?) /[^/]*/\s*(?:<([^>]*)>)?\s*$")

@@ -43,17 +43,19 @@ QWORD = {normalize_hindi(k): v for k, v in {
     "क्या": "what", "क्यों": "why", "कैसे": "how", "कब": "when", "कितने": "how many", "कितना": "how much",
     "कितनी": "how many", "कौन": "which", "कौनसा": "which", "कौनसी": "which", "कौनसे": "which", "कहाँ": "where",
     "किसे": "what", "किसने": "who", "किस": "which", "किन": "which", "किसको": "whom", "किसका": "whose",
-    "किसकी": "whose", "किसके": "whose",
+    "किसकी": "whose", "किसके": "whose", "किससे": "what", "किसमें": "which", "किसलिए": "why",
 }.items()}
 # request verbs: the question asks to explain or tell ("... बताइए", "समझाइए")
 REQUEST = _table("बताइए बताइये बताओ बताएँ बताएं बताये समझाइए समझाइये समझाओ लिखिए लिखिये लिखो कीजिए कीजिये दीजिए")
-# function words dropped from the reading: postpositions, pronouns, auxiliaries, light verbs, conjunctions, particles
+# function words dropped from the reading: postpositions, pronouns (with a postposition fused on: इससे, उसमें, सबसे),
+# auxiliaries, light verbs, conjunctions, particles
 FUNCTION = _table("""
 है हैं था थे थी थीं का की के में से को पर और या तो भी ही यह वह ये वे इस उस इसे उसे इसका उसका इसकी उसकी इसके
 उसके इन उन इनके उनके इनका उनका इनकी उनकी इन्हें उन्हें होता होती होते होने हो होना होगा होगी होंगे हुआ हुई हुए
 जाता जाती जाते जाना जाने जा जाए जाएं कहते कहा कहलाता कहलाती कहलाते रहा रही रहे रहें कर करके करते करती करता करना
 करने करें किया किए किये गया गई गए गये एक कुछ सा सी से लिए लिये वाला वाली वाले ने तक जब तब अपने अपनी अपना हम आप
 सकता सकती सकते तथा एवं व कि जो जिस जिसे जिन जिनके कोई किसी सभी सब आदि अथवा यदि द्वारा
+इससे उससे जिससे इनसे उनसे जिनसे सबसे इसमें उसमें जिसमें इनमें उनमें जिनमें सबमें इसको उसको जिसको इनको उनको जिनको
 """)
 
 
@@ -238,7 +240,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             continue
         n, english = _longest_phrase(toks, i, d)
         if not english and t not in FUNCTION and inflect:
-            english = next((d.english[f] for f in lemmas(t) if f in d.english), ())
+            english = next((got for f in lemmas(t) if (got := d.get(f))), ())
         if not english and t not in FUNCTION and i + 1 < len(toks) and toks[i + 1] in LIGHT_VERB:
             english = _conjunct_verb(t, LIGHT_VERB[toks[i + 1]], d)  # "शुरू किया" -> "शुरू करना" -> "start"
             n = 2 if english else n
@@ -260,7 +262,7 @@ def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[str, ...]:
     """A noun or adjective with a light verb, as the dictionary lists the pair: "शुरू" + "किया" under "शुरू करना",
     "पूरी" + "करनी" under "पूरा करना"; () when it lists none."""
     for form in (word, *lemmas(word, _ADJECTIVE)):
-        if got := d.english.get(f"{form} {light}"):
+        if got := d.get(f"{form} {light}"):
             return got
     return ()
 
@@ -276,7 +278,7 @@ def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[
             continue
         if n == 1 and run[0] in FUNCTION:
             return 1, ()
-        got = d.english.get(" ".join(run))
+        got = d.get(" ".join(run))
         if got:
             return n, got
     return 1, ()
