@@ -612,6 +612,23 @@ def test_a_devanagari_question_on_an_english_shelf_is_read_as_english_and_answer
     assert (row["question"], row["resolved_question"]) == (REFRACTION_HI, "what is refraction")
 
 
+def test_a_hinglish_questions_reading_is_held_to_its_own_reader_threshold_and_no_other_question_is(
+        library, audit, hindi_dictionary):
+    own = policy(reader=True, min_reader_probability=0.2, min_hinglish_reader_probability=0.6)
+    t = build_tutor(library, policy=own, audit=audit, models=False)
+    t.reader, t.hindi_reader = NeedleJudge("dioptre", p=0.5), NeedleJudge("dioptre", p=0.5)  # every reading: P 0.5
+    english = t.ask("What is refraction?", "10", "science")
+    devanagari = t.ask(REFRACTION_HI, "10", "science")  # a reading too, of the Hindi question: the common threshold
+    hinglish = t.ask("refraction kya hota hai", "10", "science")
+    assert not english.was_refusal and check(english.checks, "reader").threshold == 0.2
+    assert not devanagari.was_refusal and check(devanagari.checks, "reader").threshold == 0.2
+    assert hinglish.was_refusal and hinglish.reason == "reader_not_answerable" and hinglish.language == "hi"
+    assert check(hinglish.checks, "reader").threshold == 0.6 and check(hinglish.checks, "reader").value == 0.5
+    t.policy = t.policy.with_values(min_hinglish_reader_probability=0.0)  # 0: as every other question
+    again = t.ask("refraction kya hota hai", "10", "science")
+    assert not again.was_refusal and check(again.checks, "reader").threshold == 0.2
+
+
 def test_a_devanagari_question_the_book_does_not_answer_is_refused_in_hindi_as_its_twin_is(
         library, audit, hindi_dictionary):
     from tutor.types import REFUSAL_SENTENCE_HI
@@ -710,7 +727,7 @@ def test_with_the_policy_on_a_hinglish_questions_hindi_words_are_read_through_th
     assert on.resolved_question == "what is refraction" and not on.was_refusal
     assert [s.text for s in on.sentences] == [s.text for s in english.sentences]
     assert "read the Hinglish question as 'what is refraction'" in on.notes
-    off = tutor(library, audit).ask("apvartan kya hota hai", "10", "science")  # the shipped policy
+    off = tutor(library, audit).ask("apvartan kya hota hai", "10", "science")  # the policy off (the default)
     assert off.resolved_question == "what is apvartan" and off.was_refusal
     assert off.reason == "unread_words" and "apvartan" in off.message  # named: the dictionary knows it as Hindi
     hindi_dictionary()  # not installed: the words are kept as typed, as with the policy off, and not named

@@ -158,3 +158,12 @@ def test_nan_threshold_is_rejected():
     # every `score >= nan` is False, so a NaN threshold would silently change every decision
     with pytest.raises(PolicyError, match="min_confidence"):
         load_policy(env={"TUTOR_MIN_CONFIDENCE": "nan"})
+
+
+def test_a_hinglish_reading_has_its_own_reader_threshold_where_the_policy_sets_one():
+    p = Policy().with_values(min_reader_probability=0.15)
+    assert p.for_hinglish() is p  # 0: the common threshold
+    own = p.with_values(min_hinglish_reader_probability=0.55).for_hinglish()
+    assert own.min_reader_probability == 0.55 and own.min_hinglish_reader_probability == 0.55
+    with pytest.raises(PolicyError):
+        p.with_values(min_hinglish_reader_probability=1.5)

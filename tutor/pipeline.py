@@ -37,7 +37,7 @@ from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import HINDI
 from tutor.text.normalize import collapse_glyphs
 from tutor.text.readings import shelf_reading
-from tutor.text.terms import TermStats, valid_text
+from tutor.text.terms import TermStats, has_devanagari, valid_text
 from tutor.types import (
     PASTED_TEXT,
     AnswerSentence,
@@ -235,10 +235,10 @@ class Tutor:
                 if not own.passed:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
-        found, reader = None, self._reader_for(lang)
+        found, reader, hinglish = None, self._reader_for(lang), lang == HINDI and not has_devanagari(cross or question)
         if decision.passed and reader is not None and p.reader:
-            with timer.stage("reader"):
-                decision, found = read_decision(reader, asked, decision, p)
+            with timer.stage("reader"):  # a Hinglish question's reading at its own threshold
+                decision, found = read_decision(reader, asked, decision, p.for_hinglish() if hinglish else p)
             timer.check("reader")
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
             with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words

@@ -96,6 +96,8 @@ class Policy:
                               "cites with the reader's support head")
     hindi_reader: bool = _f(True, "read a Hinglish or Devanagari question's English reading with the reader trained "
                             "also on questions written as readings (data/models/reader-readings), where it ships")
+    min_hinglish_reader_probability: float = _f(0.0, "the reader's probability a Hinglish question's reading needs "
+                                                "(0: min_reader_probability, as every question)", 0, 1)
     # the gate across languages (tutor/safety/crosslingual.py): what decides a Hindi question asked of a shelf with no
     # Hindi chapter, reading the student's own words
     cross_lingual: bool = _f(False, "let a cross-lingual judge decide Hindi (Devanagari) questions about English "
@@ -119,8 +121,7 @@ class Policy:
                                          "answer")
     hinglish_dictionary: bool = _f(False, "read a Hinglish question's Hindi content words ('aasman neela kyon dikhta "
                                    "hai') through the English-Hindi dictionary on a shelf with no Hindi chapter; off: "
-                                   "they are kept as typed and count as unknown (measured: more coverage and twice "
-                                   "the false acceptance, README)")
+                                   "they are kept as typed and count as unknown (measured: tutor/policy.toml)")
     hindi_loanwords: bool = _f(False, "read an English word written in Devanagari ('केरोसिन', 'फ्लेमिंग') as the "
                                "shelf's word it sounds like, confirmed by multilingual e5 (tutor/text/loanwords.py), "
                                "where the dictionary has no entry for it")
@@ -193,6 +194,12 @@ class Policy:
             raise PolicyError(f"policy models must be a table of tables, not {self.models!r}")
         for model in self.models:
             self.for_model(model)  # every model's settings are validated like the base ones
+
+    def for_hinglish(self) -> Policy:
+        """The policy a Hinglish question's English reading is read under: the reader's threshold its own."""
+        if not self.min_hinglish_reader_probability:
+            return self
+        return self.with_values(min_reader_probability=self.min_hinglish_reader_probability)
 
     def for_model(self, name: str) -> Policy:
         """The policy for a shelf built with embedding model `name`: this policy with that model's settings on top

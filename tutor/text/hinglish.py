@@ -5,8 +5,8 @@ shelf as English: the question words glossed ("kya ... hai" -> "what is", "kaise
 function words dropped, every other word kept as typed ("redox reaction kya hota hai" -> "what is redox reaction").
 Hindi content words ("aasman", "neela") are kept as typed: an English shelf does not know them, so the gate counts
 them as unknown, as it would any word it cannot read. Where the caller gives a `gloss` they are read through it
-instead (tutor/text/hinglish_dictionary.py, the English-Hindi dictionary, with the policy's `hinglish_dictionary` on;
-off by default, measured there): "aasman" -> "sky", "neela" -> "blue". Nothing here guesses.
+instead (tutor/text/hinglish_dictionary.py, the English-Hindi dictionary, where the policy's `hinglish_dictionary` is
+on, as shipped): "aasman" -> "sky", "neela" -> "blue". Nothing here guesses.
 
 The word lists are Hindi grammar (closed classes: pronouns, postpositions, auxiliaries, question words, the verbs of
 a request) in the common spellings, not words taken from any question set.

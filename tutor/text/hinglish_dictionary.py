@@ -2,8 +2,9 @@
 ("aasman neela kyon dikhta hai") looked up among the dictionary's Hindi phrases romanised (tutor/text/hindi_english.py:
 `romanize`), so "aasman" finds आसमान and reads "sky", "lohe" finds लोहा and reads "iron".
 
-Not on by default (policy `hinglish_dictionary`): measured on tests/data/xling-hinglish.jsonl it lifts coverage
-58.6% -> 69.0% and doubles false acceptance 7.4% -> 14.8% (README). A typed word is looked up only when it is not
+Policy `hinglish_dictionary`, on since 2026-11-26 together with a reader threshold of its own for Hinglish readings
+(`min_hinglish_reader_probability`): alone it lifted coverage and doubled false acceptance (README; the choice and its
+figures are in tutor/policy.toml). A typed word is looked up only when it is not
 English (neither a word the shelf uses nor any English headword of the dictionary) and has three letters or more; a
 name that is also a Hindi word is still read as the word ("mudra" -> "currency"), which no spelling can tell apart.
 """
