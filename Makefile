@@ -9,7 +9,7 @@ INDEX := data/index
 SAMPLE := data/sample/library
 SHARED ?= ../shared/data
 
-.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps dict-deps eval eval-hindi eval-llm bench clean
+.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps dict-deps eval eval-hindi eval-xling eval-llm bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -85,6 +85,11 @@ eval: $(STAMP)
 eval-hindi: $(STAMP) ocr-deps
 	$(BIN)/python -m tutor eval tests/data/hindi-questions.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi.json
 	$(BIN)/python -m tutor eval tests/data/hindi-questions-en.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-en.json
+
+# issue 13: Hindi (Devanagari) and Hinglish questions about the English Class 10 chapters, development files and the test
+XLING := xling-devanagari xling-hinglish xling-fresh-devanagari xling-fresh-hinglish xling-fresh2-devanagari xling-fresh2-hinglish
+eval-xling: $(STAMP) dict-deps
+	for f in $(XLING); do $(BIN)/python -m tutor eval tests/data/$$f.jsonl --libraries $(SHARED)/libraries --json out/eval-$$f.json || exit 1; done
 
 # issue 6's measurement: the local model against the extractive answerer on the same stratified samples of N
 # questions per file, then with the answerability judge on SQuAD (its unanswerable questions); LLM answers with
