@@ -252,6 +252,18 @@ def test_question_in_a_script_the_tutor_cannot_read_is_refused_and_logged(librar
     assert hindi.reason != "unread_language" and "search" in hindi.timings_ms
 
 
+def test_a_question_in_another_language_in_latin_letters_is_refused_for_its_language_and_logged(library, audit):
+    fake = RecordingAnswerer()
+    t = tutor(library, audit, fake)
+    ans = t.ask("¿En qué se mide la potencia de una lente?", "10", "science")  # Spanish: what is a lens's power in?
+    assert ans.was_refusal and ans.reason == "unread_language" and "English or Hindi" in ans.message
+    assert any("Spanish" in n for n in ans.notes) and not {"embed", "search"} & set(ans.timings_ms)
+    assert fake.calls == [] and [r["reason"] for r in audit.rows()] == ["unread_language"]
+    # English and Hinglish questions with the same short words go on to the book
+    for q in ("What are El Nino and La Nina?", "lens ki power kis me measure karte hai"):
+        assert t.ask(q, "10", "science").reason != "unread_language"
+
+
 def test_unknown_shelf_is_refused_and_logged(library, audit):
     ans = tutor(library, audit).ask(LENS_Q, "10", "history")
     assert ans.was_refusal and ans.reason == "no_shelf"

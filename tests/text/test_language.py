@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tutor.text.language import ENGLISH, HINDI, detect_language, unread_script
+from tutor.text.language import ENGLISH, HINDI, detect_language, latin_language, unread_script
 
 
 @pytest.mark.parametrize("question, script", [
@@ -31,3 +31,50 @@ def test_english_hindi_and_hinglish_are_read(question):
 def test_script_decides_hindi_or_english():
     assert detect_language("ओम का नियम क्या है?") == HINDI
     assert detect_language("What is Ohm's law?") == ENGLISH
+
+
+@pytest.mark.parametrize("question, language", [
+    ("¿Qué es la ley de Ohm?", "Spanish"),
+    ("Qu'est-ce que la photosynthèse?", "French"),
+    ("Wie funktioniert das menschliche Auge?", "German"),
+    ("Che cos'è la fotosintesi?", "Italian"),
+    ("Apa itu fotosintesis?", "Indonesian"),
+])
+def test_a_question_in_latin_letters_whose_function_words_are_another_languages_is_named(question, language):
+    assert latin_language(question) == language
+
+
+@pytest.mark.parametrize("question", [
+    "What is photosynthesis?", "What are El Nino and La Nina?", "El Nino and La Nina", "Who was Vasco da Gama?",
+    "Why did Giuseppe Mazzini found Young Italy?", "Otto von Bismarck ne kya kiya", "photosynthesis kya hai",
+    "Explain the role of Frédéric Sorrieu's prints", "प्रकाश संश्लेषण क्या है?", "", "pH", "Was ist",
+])
+def test_english_hindi_hinglish_and_names_from_other_languages_are_not_another_language(question):
+    assert latin_language(question) is None
+
+
+@pytest.mark.slow
+def test_no_english_question_of_the_shared_sets_or_the_squad_training_file_is_taken_for_another_language():
+    import json
+
+    from helpers_paths import SHARED_DATA, TEST_DATA
+
+    if not (SHARED_DATA / "questions").exists():
+        pytest.skip("../shared/data is not beside the repository")
+    files = sorted((SHARED_DATA / "questions").glob("*.jsonl")) + sorted(TEST_DATA.glob("*.jsonl"))
+    rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    questions = [r[k] for r in rows for k in ("question", "english") if isinstance(r.get(k), str)]
+
+    def walk(x):  # every "question" of the SQuAD training file, however deep
+        if isinstance(x, dict):
+            yield from ([x["question"]] if isinstance(x.get("question"), str) else [])
+            for v in x.values():
+                yield from walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                yield from walk(v)
+
+    squad = SHARED_DATA / "training" / "squad2-dev-articles.json"
+    questions += list(walk(json.loads(squad.read_text(encoding="utf-8")))) if squad.exists() else []
+    assert len(questions) > 4000
+    assert [q for q in questions if latin_language(q)] == []

@@ -1,10 +1,12 @@
 """What is refused before any embedding, at no cost: a question or a selected passage over the policy's limits, and a
-question in a script the tutor cannot read (tutor/text/language.py). Pure: the pipeline logs the refusal."""
+question in a script or a language the tutor cannot read (tutor/text/language.py). Pure: the pipeline logs the
+refusal."""
 from __future__ import annotations
 
 from tutor.policy import Policy
 from tutor.reasons import Reason
-from tutor.text.language import unread_script
+from tutor.text.hinglish import is_hinglish
+from tutor.text.language import latin_language, unread_script
 
 
 def input_refusal(question: str, passage: str | None, policy: Policy) -> tuple[Reason, str] | None:
@@ -16,6 +18,10 @@ def input_refusal(question: str, passage: str | None, policy: Policy) -> tuple[R
     if script:  # a Tamil or Urdu question would be matched to an English or Hindi book only by accident, and wrongly
         return Reason.UNREAD_LANGUAGE, (f"the question is written in {script} script; the tutor reads English and "
                                         "Hindi (Devanagari or Latin letters)")
+    language = None if is_hinglish(question) else latin_language(question)
+    if language:  # "¿Qué es la ley de Ohm?" is about the book: refused for its language, not as off-topic
+        return Reason.UNREAD_LANGUAGE, (f"the question seems to be in {language} (its function words); the tutor "
+                                        "reads English and Hindi (Devanagari or Latin letters)")
     if passage is not None and len(passage) > policy.max_passage_chars:
         return Reason.PASSAGE_TOO_LONG, (f"the passage had {len(passage):,} characters; the limit is "
                                          f"{policy.max_passage_chars:,} (max_passage_chars)")

@@ -3,9 +3,12 @@
 Script is enough here: the tutor's shelves hold English and Hindi NCERT chapters, and the two never share a script.
 A text counts as Hindi when at least `HINDI_SHARE` of its letters are Devanagari ("pH क्या है?" is Hindi).
 A question mostly in any other script (Tamil, Bengali, Urdu...) is one the tutor cannot read: `unread_script` names it.
+A question in Latin letters whose function words are those of another language (French, Spanish, German...) is one
+too: `latin_language` names it.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 
@@ -63,3 +66,47 @@ def unread_script(text: str) -> str | None:
         return None
     top = max(other, key=lambda k: other[k])
     return _SCRIPT_NAMES.get(top, top.capitalize())
+
+
+# languages written in Latin letters that the tutor does not read, as NLTK's stopword lists (shipped with llama-index)
+# name them: a student may ask in French, Spanish or German, the third languages Indian schools teach
+LATIN_LANGUAGES = ("french", "spanish", "portuguese", "italian", "german", "dutch", "danish", "norwegian", "swedish",
+                   "finnish", "hungarian", "romanian", "catalan", "basque", "slovene", "albanian", "turkish",
+                   "azerbaijani", "indonesian")
+_LATIN_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """English's function words (with Hinglish's, which English questions and names share), and each other Latin
+    language's own: its stopwords that are neither; ({}, {}) where NLTK's lists are missing."""
+    try:
+        from nltk.corpus import stopwords as sw
+
+        shared = frozenset(sw.words("english")) | frozenset(sw.words("hinglish"))
+        return shared, {lang: frozenset(sw.words(lang)) - shared for lang in LATIN_LANGUAGES}
+    except (LookupError, OSError):  # pragma: no cover - the data ships with llama-index
+        return frozenset(), {}
+
+
+@lru_cache(maxsize=4096)
+def latin_language(text: str) -> str | None:
+    """The language ("French", "Spanish"...) of a question in Latin letters whose words are mostly that language's own
+    function words: at least two of them, at least 40% of its words and more than its English function words
+    ("¿Qué es la ley de Ohm?": qué, es, la, de); one capitalised inside the question is a name's and does not count.
+    None for English and Hinglish ("El Nino and La Nina", "Vasco da Gama" stay English) and for any text with
+    Devanagari or another script."""
+    if devanagari_share(text) > 0:
+        return None
+    typed = _LATIN_WORD.findall(text)
+    words = [w.lower() for w in typed]
+    english, own = _function_words()
+    if len(words) < 2 or not own:
+        return None
+    # a function word capitalised inside the question is part of a name ("La Nina", "Da Vinci"), not the language's
+    cue = [w for i, (w, t) in enumerate(zip(words, typed)) if i == 0 or not t[0].isupper()]
+    best, hits = max(((lang, {w for w in cue if w in stop}) for lang, stop in own.items()), key=lambda x: len(x[1]))
+    mine = sum(w in hits for w in cue)
+    if len(hits) >= 2 and mine * 5 >= 2 * len(words) and mine > sum(w in english for w in words):
+        return best.capitalize()
+    return None
