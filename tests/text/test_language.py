@@ -3,7 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from tutor.text.language import ENGLISH, HINDI, detect_language, latin_language, unread_script
+from tutor.text.language import (
+    ENGLISH,
+    HINDI,
+    detect_language,
+    devanagari_language,
+    latin_language,
+    unread_script,
+)
 
 
 @pytest.mark.parametrize("question, script", [
@@ -53,8 +60,29 @@ def test_english_hindi_hinglish_and_names_from_other_languages_are_not_another_l
     assert latin_language(question) is None
 
 
+@pytest.mark.parametrize("question, language", [
+    ("प्रकाशसंश्लेषण म्हणजे काय?", "Marathi"), ("ओहमचा नियम काय आहे?", "Marathi"),
+    ("प्रकाश संश्लेषण कसरी हुन्छ?", "Nepali"),
+    ("प्रकाश संश्लेषण क्या है?", None), ("विद्युत धारा का SI मात्रक क्या है?", None), ("राणा सांगा कौन थे?", None),
+    ("प्रकाश संश्लेषण भनेको के हो?", None),  # one Nepali word: read as Hindi
+    ("What is photosynthesis?", None),
+])
+def test_marathi_and_nepali_are_told_from_hindi_by_two_of_their_own_function_words(question, language):
+    assert devanagari_language(question) == language
+
+
+def test_a_marathi_question_is_refused_for_its_language_before_any_embedding():
+    from tutor.policy import load_policy
+    from tutor.reasons import Reason
+    from tutor.safety.inputs import input_refusal
+
+    reason, note = input_refusal("ओहमचा नियम काय आहे?", None, load_policy())
+    assert reason == Reason.UNREAD_LANGUAGE and "Marathi" in note
+    assert input_refusal("ओम का नियम क्या है?", None, load_policy()) is None
+
+
 @pytest.mark.slow
-def test_no_english_question_of_the_shared_sets_or_the_squad_training_file_is_taken_for_another_language():
+def test_no_question_of_the_shared_sets_tests_data_or_the_squad_training_file_is_taken_for_another_language():
     import json
 
     from helpers_paths import SHARED_DATA, TEST_DATA
@@ -77,4 +105,4 @@ def test_no_english_question_of_the_shared_sets_or_the_squad_training_file_is_ta
     squad = SHARED_DATA / "training" / "squad2-dev-articles.json"
     questions += list(walk(json.loads(squad.read_text(encoding="utf-8")))) if squad.exists() else []
     assert len(questions) > 4000
-    assert [q for q in questions if latin_language(q)] == []
+    assert [q for q in questions if latin_language(q) or devanagari_language(q)] == []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tutor.policy import Policy
 from tutor.reasons import Reason
 from tutor.text.hinglish import is_hinglish
-from tutor.text.language import latin_language, unread_script
+from tutor.text.language import devanagari_language, latin_language, unread_script
 
 
 def input_refusal(question: str, passage: str | None, policy: Policy) -> tuple[Reason, str] | None:
@@ -18,7 +18,7 @@ def input_refusal(question: str, passage: str | None, policy: Policy) -> tuple[R
     if script:  # a Tamil or Urdu question would be matched to an English or Hindi book only by accident, and wrongly
         return Reason.UNREAD_LANGUAGE, (f"the question is written in {script} script; the tutor reads English and "
                                         "Hindi (Devanagari or Latin letters)")
-    language = None if is_hinglish(question) else latin_language(question)
+    language = devanagari_language(question) or (None if is_hinglish(question) else latin_language(question))
     if language:  # "¿Qué es la ley de Ohm?" is about the book: refused for its language, not as off-topic
         return Reason.UNREAD_LANGUAGE, (f"the question seems to be in {language} (its function words); the tutor "
                                         "reads English and Hindi (Devanagari or Latin letters)")

@@ -4,7 +4,7 @@ Script is enough here: the tutor's shelves hold English and Hindi NCERT chapters
 A text counts as Hindi when at least `HINDI_SHARE` of its letters are Devanagari ("pH क्या है?" is Hindi).
 A question mostly in any other script (Tamil, Bengali, Urdu...) is one the tutor cannot read: `unread_script` names it.
 A question in Latin letters whose function words are those of another language (French, Spanish, German...) is one
-too: `latin_language` names it.
+too: `latin_language` names it, and `devanagari_language` names a Marathi or Nepali question.
 """
 from __future__ import annotations
 
@@ -109,4 +109,27 @@ def latin_language(text: str) -> str | None:
     mine = sum(w in hits for w in cue)
     if len(hits) >= 2 and mine * 5 >= 2 * len(words) and mine > sum(w in english for w in words):
         return best.capitalize()
+    return None
+
+
+# Marathi and Nepali share Devanagari with Hindi: told by their own function words, question words and request
+# forms, none of which Hindi uses (a closed table of their grammar; words Hindi also has, such as के, हो, किन, कसा,
+# लाई, or hunspell-hi lists, such as सांगा, a name, are left out)
+_DEVANAGARI_OWN = {
+    "Marathi": frozenset("""आहे आहेत काय म्हणजे आणि कोणता कोणती कोणते कोणत्या केव्हा कुठे किती नाही नाहीत मध्ये साठी
+        आपण त्याचे त्याची त्याचा याचे याची याचा करतात असते असतात दिसते म्हणतात लिहा द्या""".split()),
+    "Nepali": frozenset("""छ छन् पनि लागि भएको गरेको गर्न गर्ने थियो हुन्छ छैन कसरी कति कुन कस्तो गर्छ गर्छन् हुन्
+        भनेको भन्छन् गर्नुहोस् लेख्नुहोस् बताउनुहोस्""".split()),
+}
+_DEVANAGARI_WORD = re.compile(r"[\u0900-\u0963\u0971-\u097f]+")
+
+
+def devanagari_language(text: str) -> str | None:
+    """"Marathi" or "Nepali" for a Devanagari question with at least two of that language's own function words
+    ("प्रकाशसंश्लेषण म्हणजे काय?": म्हणजे, काय); None for Hindi, for a question with one such word (a Nepali "के हो"
+    question reads as Hindi) and for a text without Devanagari."""
+    words = set(_DEVANAGARI_WORD.findall(unicodedata.normalize("NFC", text)))
+    for language, own in _DEVANAGARI_OWN.items():
+        if len(words & own) >= 2:
+            return language
     return None
