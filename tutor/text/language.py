@@ -79,7 +79,8 @@ _LATIN_WORD = re.compile(r"[^\W\d_]+")
 @lru_cache(maxsize=1)
 def _function_words() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
     """English's function words (with Hinglish's, which English questions and names share), and each other Latin
-    language's own: its stopwords that are neither; ({}, {}) where NLTK's lists are missing."""
+    language's own: its stopwords that are neither; nothing where NLTK's lists are missing (no language is then
+    named)."""
     try:
         from nltk.corpus import stopwords as sw
 
