@@ -87,22 +87,16 @@ def test_no_question_of_the_shared_sets_tests_data_or_the_squad_training_file_is
 
     from helpers_paths import SHARED_DATA, TEST_DATA
 
+    from tutor.evaluation.libraries import training_articles
+
     if not (SHARED_DATA / "questions").exists():
         pytest.skip("../shared/data is not beside the repository")
     files = sorted((SHARED_DATA / "questions").glob("*.jsonl")) + sorted(TEST_DATA.glob("*.jsonl"))
     rows = [json.loads(line) for f in files for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = [r[k] for r in rows for k in ("question", "english") if isinstance(r.get(k), str)]
-
-    def walk(x):  # every "question" of the SQuAD training file, however deep
-        if isinstance(x, dict):
-            yield from ([x["question"]] if isinstance(x.get("question"), str) else [])
-            for v in x.values():
-                yield from walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                yield from walk(v)
-
-    squad = SHARED_DATA / "training" / "squad2-dev-articles.json"
-    questions += list(walk(json.loads(squad.read_text(encoding="utf-8")))) if squad.exists() else []
+    squad = training_articles(SHARED_DATA / "libraries")
+    if squad.exists():  # SQuAD 2.0's layout: articles, their paragraphs, their questions
+        data = json.loads(squad.read_text(encoding="utf-8"))["data"]
+        questions += [qa["question"] for art in data for par in art["paragraphs"] for qa in par["qas"]]
     assert len(questions) > 4000
     assert [q for q in questions if latin_language(q) or devanagari_language(q)] == []

@@ -14,7 +14,7 @@ import re
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
 
-from tutor.text.hindi_dictionary import Dictionary, load_dictionary
+from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary
 from tutor.text.hindi_english import choose, lemmas, romanize
 from tutor.text.hinglish import english_reading as hinglish_english
 
@@ -58,7 +58,7 @@ def romanised_words(d: Dictionary) -> Iterator[tuple[str, str]]:
         if " " in phrase:
             continue
         # ड़ and ढ़ are typed "d" and "dh" as often as "r" and "rh" ("jodna", "padhna")
-        key = latin_key(romanize(phrase.replace("\u0921\u093c", "\u0921").replace("\u0922\u093c", "\u0922")))
+        key = latin_key(romanize(phrase.replace("\u0921" + NUKTA, "\u0921").replace("\u0922" + NUKTA, "\u0922")))
         if len(key) >= 3:
             yield key, phrase
 
