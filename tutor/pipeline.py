@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tutor import reasons
+from tutor.answering.compose import renumbered
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit.log import AuditLog
 from tutor.budget import StageTimer
@@ -293,7 +294,8 @@ class Tutor:
         timer.check("answer")
         direct = ""
         if not llm and not draft.declined:  # the reader's span leads an extractive answer, inside its own sentence
-            draft, direct = lead_with_span(draft, found, sources)
+            draft, direct = lead_with_span(draft, found, sources, question, policy)
+            draft, sources = renumbered(draft, sources)  # [1] is the first citation the student reads
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by=Tier.ANSWERER, llm_called=llm, draft=draft.text,

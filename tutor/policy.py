@@ -63,6 +63,9 @@ class Policy:
     # answerer
     answerer: str = _f("extractive", "which answerer writes answers", choices=("extractive", "local", "openai"))
     max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
+    min_direct_answer_probability: float = _f(0.3, "the reader's probability (0-1) of the answer span (its start and "
+                                              "end softmaxes, multiplied) needed to show it as the bold first line",
+                                              0, 1)
     # language model (the local and openai answerers, the reranker, the answerability judge)
     llm_max_tokens: int = _f(200, "most tokens the language model may write for one answer", 16, 4096)
     llm_timeout_s: float = _f(90.0, "seconds the language model has for one answer; past it the question is refused "

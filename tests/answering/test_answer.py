@@ -53,14 +53,14 @@ def test_parsing_the_answer_text_gives_back_its_sentences():
     assert [(s.text, s.citations) for s in parsed] == [(s.text, s.citations) for s in draft.sentences]
 
 
-def test_quotes_are_in_reading_order_within_a_chunk():
+def test_the_sentence_that_answers_leads_and_the_rest_follow_in_reading_order():
     c = chunk("lens:0000", "A lens is a piece of glass with curved surfaces. "
               "The power of a lens is measured in dioptres and depends on its focal length.", section="10.2 Lenses")
     draft, _, _ = extract("What is the power of a lens measured in?", [(c, 0.8)], max_answer_sentences=2)
-    # the second sentence covers the question best, but the answer reads in the book's order
+    # the second sentence covers the question best: it is the answer, read first; the first supports it
     assert [s.text for s in draft.sentences] == [
-        "A lens is a piece of glass with curved surfaces.",
         "The power of a lens is measured in dioptres and depends on its focal length.",
+        "A lens is a piece of glass with curved surfaces.",
     ]
 
 

@@ -1,7 +1,8 @@
 """Answerers: turn the gate's evidence into sentences that each end with a citation [n].
 
 One interface (`Answerer`) so an LLM answerer can plug in later; the default is extractive, offline and
-deterministic: it quotes the evidence sentences that cover the question best, in reading order.
+deterministic: it quotes the evidence sentence that covers the question best, then the sentences that support it in
+the book's reading order (tutor/answering/compose.py).
 """
 from __future__ import annotations
 
@@ -69,32 +70,40 @@ def parse_sentences(text: str) -> tuple[AnswerSentence, ...]:
 
 
 class ExtractiveAnswerer:
-    """Quotes the best-covering evidence sentences (at most `max_answer_sentences`) in reading order."""
+    """Quotes the best-covering evidence sentence, then those that support it (at most `max_answer_sentences` in all)
+    in reading order."""
 
     name = "extractive"
     uses_llm = False
 
     def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
                on_token: OnToken | None = None) -> Draft:
+        from tutor.answering.compose import draft_text, in_reading_order, quotable
+
         n_of = {s.chunk_id: s.n for s in sources}
-        chosen: list[Candidate] = []
+        chosen: list[tuple[Candidate, str]] = []
         seen_text: set[str] = set()
         covered: set[str] = set()
         for c in candidates:
-            if c.text in seen_text or c.hit.chunk.chunk_id not in n_of or is_instruction_like(c.text):
+            text = quotable(c.text)  # never a caption, an instruction, a question or an equation
+            if not text or text in seen_text or c.hit.chunk.chunk_id not in n_of or is_instruction_like(c.text):
                 continue  # planted text (orders to the tutor, requests for passwords) is never quoted
             if chosen:
-                best = chosen[0]
+                best = chosen[0][0]
                 same_place = c.hit.chunk.chunk_id == best.hit.chunk.chunk_id and abs(c.index - best.index) <= 2
-                adds = term_set(c.text) - covered
-                if not same_place and (c.rank_score < 0.75 * best.rank_score or not adds):
+                adds = term_set(text) - covered
+                # from elsewhere, a sentence must cover the question about as well as the best one: a sentence that
+                # shares only some of its words is about something else (the unit of power, asked about current)
+                if not same_place and (c.rank_score < 0.75 * best.rank_score or c.coverage < 0.9 * best.coverage
+                                       or not adds):
                     continue
-            chosen.append(c)
-            seen_text.add(c.text)
-            covered |= term_set(c.text)
+            chosen.append((c, text))
+            seen_text.add(text)
+            covered |= term_set(text)
             if len(chosen) >= policy.max_answer_sentences:
                 break
-        chosen.sort(key=lambda c: (n_of[c.hit.chunk.chunk_id], c.index))
-        sentences = tuple(AnswerSentence(c.text, (n_of[c.hit.chunk.chunk_id],), c.page) for c in chosen)
-        text = " ".join(f"{s.text} [{s.citations[0]}]" for s in sentences)
-        return Draft(text, sentences)
+        if not chosen:
+            return Draft("", ())
+        sents = [AnswerSentence(t, (n_of[c.hit.chunk.chunk_id],), c.page) for c, t in chosen]
+        ordered = tuple(in_reading_order(sents[0], sents[1:], sources, policy.max_answer_sentences))
+        return Draft(draft_text(ordered), ordered)

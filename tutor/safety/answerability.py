@@ -47,6 +47,8 @@ class Finding:
     chunk_id: str
     sentence: str  # the chunk's sentence that holds the span ("" when the span is empty)
     page: int
+    # the reader's best spans inside that sentence, best first, as (text, P(this span)) (tutor.reader.model.Reading)
+    spans: tuple[tuple[str, float], ...] = ()
 
 
 def centred(index: int, n_sentences: int) -> int:
@@ -86,20 +88,25 @@ def applies(question: str, wins: Sequence[Window]) -> bool:
 
 
 def finding(readings: Sequence, wins: Sequence[Window]) -> Finding | None:
-    """The best reading with the sentence of its chunk that holds the span."""
+    """The best reading with the sentence of its chunk that holds the span, and the reader's spans inside that
+    sentence."""
     if not readings:
         return None
     i = max(range(len(readings)), key=lambda k: readings[k].probability)
     r, w = readings[i], wins[i]
     chunk = w.hit.chunk
-    sentence, page = "", chunk.page_start
+    sentence, page, inside = "", chunk.page_start, ()
     if r.span:
         at = w.offset + r.start
         for s, e, p in chunk.sentences:
             if s <= at < e:
                 sentence, page = chunk.text[s:e], p
+                top = getattr(r, "spans", ()) or ((r.start, r.end, 1.0),)
+                inside = tuple((chunk.text[w.offset + a:w.offset + b].strip(), q) for a, b, q in top
+                               if s <= w.offset + a and w.offset + b <= e)
+                inside = tuple((t, q) for t, q in inside if t)
                 break
-    return Finding(round(r.probability, 4), r.span if sentence else "", chunk.chunk_id, sentence, page)
+    return Finding(round(r.probability, 4), r.span if sentence else "", chunk.chunk_id, sentence, page, inside)
 
 
 def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
@@ -135,21 +142,42 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
                    tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
 
 
-def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source]) -> tuple[Draft, str]:
+def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> str:
+    """The bold first line: the reader's most probable span inside the lead sentence that is of the kind the question
+    asks for (a number for "how many", a date for "when", a name for "who": gate.answer_type), shown only when its
+    probability clears `min_direct_answer_probability`; "" when none does."""
+    from tutor.safety.gate import answer_type
+
+    needs = answer_type(question)
+    for text, p in found.spans or ((found.span, 1.0),):
+        if p < policy.min_direct_answer_probability:
+            break  # best first: the rest are less probable
+        if text and text in lead and (needs is None or needs.search(text)):
+            return text.strip(" ,;:")
+    return ""
+
+
+def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: str = "",
+                   policy: Policy | None = None) -> tuple[Draft, str]:
     """An extractive draft led by the sentence that holds the reader's answer span (added, cited, when the answerer
-    had not chosen it); returns the draft and the span ("" when there is none to show)."""
+    had not chosen it; the others follow in the book's reading order, at most max_answer_sentences in all); returns
+    the draft and the direct answer ("" when there is none to show: direct_answer)."""
+    from tutor.answering.compose import draft_text, in_reading_order, quotable
+
+    policy = policy or Policy()
     if found is None or not found.span or not found.sentence:
         return draft, ""
     n = next((s.n for s in sources if s.chunk_id == found.chunk_id), None)
-    if n is None:
+    lead_text = quotable(found.sentence)
+    if n is None or not lead_text:
         return draft, ""
-    target = " ".join(found.sentence.split())
     sents = list(draft.sentences)
+    target = " ".join(lead_text.split())
     at = next((i for i, s in enumerate(sents) if " ".join(s.text.split()) == target), None)
-    lead = sents.pop(at) if at is not None else AnswerSentence(found.sentence.strip(), (n,), found.page)
-    sents = [lead] + sents
-    text = " ".join(f"{s.text} " + "".join(f"[{c}]" for c in s.citations) for s in sents)
-    return replace(draft, text=text, sentences=tuple(sents)), found.span
+    lead = sents.pop(at) if at is not None else AnswerSentence(lead_text, (n,), found.page)
+    ordered = tuple(in_reading_order(lead, sents, sources, policy.max_answer_sentences))
+    direct = direct_answer(question, found, lead_text, policy)
+    return replace(draft, text=draft_text(ordered), sentences=ordered), direct
 
 
 def check_support(reader: ReaderModel, sentences: Sequence[AnswerSentence], passages: Sequence[str | None],

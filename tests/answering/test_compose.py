@@ -1,0 +1,82 @@
+"""How an extractive answer is laid out: prose only (no caption, instruction, question or equation; an equation run
+into a sentence cut off), the answering sentence first and the rest in the book's reading order, citations numbered
+as they appear, and the direct answer only when the reader is sure of it and it is of the kind asked for."""
+from __future__ import annotations
+
+from tutor.answering.compose import in_reading_order, quotable, renumbered
+from tutor.answering.extractive import Draft, ExtractiveAnswerer
+from tutor.safety.answerability import Finding, direct_answer
+from tutor.safety.gate import decide
+from tutor.text.terms import TermStats
+from tutor.types import AnswerSentence
+
+from helpers_safety import chunk, hits, policy, source
+
+
+def test_prose_is_quoted_and_captions_instructions_questions_and_equations_are_not():
+    assert quotable("The SI unit of electric current is ampere.") == "The SI unit of electric current is ampere."
+    assert quotable("I Q t= (11.1) The SI unit of electric charge is coulomb.") == (
+        "The SI unit of electric charge is coulomb.")
+    assert quotable("Figure 11.2 A schematic diagram of an electric circuit.") == ""
+    assert quotable("Fig. 3.4 Reaction of zinc with dilute sulphuric acid.") == ""
+    assert quotable("Activity 1.1 Take a clean magnesium ribbon.") == ""
+    assert quotable("Take about 2 g of ferrous sulphate crystals in a dry boiling tube.") == ""
+    assert quotable("Let us now study the effect of current.") == ""
+    assert quotable("What happens when an electric current flows through a conductor?") == ""
+    assert quotable("V = I R (12.5) =") == ""
+    assert quotable("  Ohm's law   holds for metallic conductors. ") == "Ohm's law holds for metallic conductors."
+
+
+def test_the_lead_comes_first_and_the_rest_in_the_books_reading_order():
+    text = "First the book says this. Then it says that. Finally it says the other thing."
+    srcs = [source(1, text, chunk_id="ch:0003"), source(2, "Earlier chunk sentence here.", chunk_id="ch:0001")]
+    lead = AnswerSentence("Then it says that.", (1,))
+    rest = [AnswerSentence("Finally it says the other thing.", (1,)), AnswerSentence("Earlier chunk sentence here.", (2,)),
+            AnswerSentence("First the book says this.", (1,)), AnswerSentence("Then it says that.", (1,))]
+    got = in_reading_order(lead, rest, srcs, 3)
+    # at most three, the lead once, the two others most preferred in reading order: ch:0001 comes before ch:0003
+    assert [s.text for s in got] == ["Then it says that.", "Earlier chunk sentence here.",
+                                     "Finally it says the other thing."]
+
+
+def test_citations_are_numbered_in_the_order_they_appear():
+    srcs = [source(1, "a"), source(2, "b"), source(3, "c")]
+    sents = (AnswerSentence("From b.", (2,)), AnswerSentence("From a.", (1,)), AnswerSentence("From b again.", (2,)))
+    draft, new = renumbered(Draft("x", sents), srcs)
+    assert [s.citations for s in draft.sentences] == [(1,), (2,), (1,)]
+    assert [(s.n, s.text) for s in new] == [(1, "b"), (2, "a"), (3, "c")]  # the uncited source keeps its place last
+    assert draft.text == "From b. [1] From a. [2] From b again. [1]"
+
+
+def _found(spans, sentence="The SI unit of electric current is ampere, written A."):
+    return Finding(0.9, spans[0][0], "ch:0001", sentence, 3, tuple(spans))
+
+
+def test_the_direct_answer_is_the_most_probable_span_of_the_kind_asked_for_above_the_bar():
+    p = policy(min_direct_answer_probability=0.3)
+    lead = "The SI unit of electric current is ampere, written A."
+    assert direct_answer("What is the SI unit of electric current?", _found([("ampere", 0.8)]), lead, p) == "ampere"
+    # below the bar: no bold line at all
+    assert direct_answer("What is the SI unit of electric current?", _found([("ampere", 0.2)]), lead, p) == ""
+    # a span outside the lead sentence is never shown
+    assert direct_answer("What is the SI unit of current?", _found([("volt", 0.9)]), lead, p) == ""
+    # "how many" wants a number: the more probable span without one is passed over
+    lead = "There are 118 elements known today, and chemists group them in a table."
+    found = _found([("chemists", 0.6), ("118", 0.5)], lead)
+    assert direct_answer("How many elements are known today?", found, lead, p) == "118"
+
+
+def test_a_sentence_from_elsewhere_that_covers_less_of_the_question_is_not_added():
+    current = chunk("elec:0001", "The SI unit of electric current is ampere. One ampere is one coulomb per second.",
+                    chapter="Electricity", file="elec.pdf")
+    power = chunk("elec:0009", "The SI unit of electric power is watt. Power is the rate of doing work.",
+                  chapter="Electricity", file="elec.pdf")
+    p = policy(max_answer_sentences=3, min_term_coverage=0.1)
+    q = "What is the SI unit of electric current?"
+    hs = hits((current, 0.8), (power, 0.78))
+    d = decide(q, hs, p, TermStats([h.chunk.text for h in hs]))
+    srcs = [source(i + 1, h.chunk.text, chunk_id=h.chunk.chunk_id) for i, h in enumerate(d.evidence)]
+    draft = ExtractiveAnswerer().answer(q, srcs, list(d.candidates), p)
+    texts = [s.text for s in draft.sentences]
+    assert texts[0] == "The SI unit of electric current is ampere."
+    assert "The SI unit of electric power is watt." not in texts
