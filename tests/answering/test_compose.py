@@ -31,7 +31,8 @@ def test_the_lead_comes_first_and_the_rest_in_the_books_reading_order():
     text = "First the book says this. Then it says that. Finally it says the other thing."
     srcs = [source(1, text, chunk_id="ch:0003"), source(2, "Earlier chunk sentence here.", chunk_id="ch:0001")]
     lead = AnswerSentence("Then it says that.", (1,))
-    rest = [AnswerSentence("Finally it says the other thing.", (1,)), AnswerSentence("Earlier chunk sentence here.", (2,)),
+    rest = [AnswerSentence("Finally it says the other thing.", (1,)),
+            AnswerSentence("Earlier chunk sentence here.", (2,)),
             AnswerSentence("First the book says this.", (1,)), AnswerSentence("Then it says that.", (1,))]
     got = in_reading_order(lead, rest, srcs, 3)
     # at most three, the lead once, the two others most preferred in reading order: ch:0001 comes before ch:0003

@@ -246,3 +246,23 @@ def test_questions_read_at_the_same_moment_get_what_each_gets_alone():
     for i, readings in enumerate(alone):
         assert [x.span for x in got[i]] == [x.span for x in readings]
         assert [x.probability for x in got[i]] == pytest.approx([x.probability for x in readings], abs=1e-5)
+
+
+def test_best_spans_are_ordered_with_probabilities_from_the_span_heads_softmaxes():
+    import numpy as np
+
+    from tutor.reader.model import best_spans
+
+    # tokens: [CLS], two question tokens, then the passage "ampere is the unit" at characters 0-6, 7-9, 10-13, 14-18
+    offs = [None, None, None, (0, 6), (7, 9), (10, 13), (14, 18)]
+    start = np.array([0.0, 9.0, 9.0, 5.0, 0.0, 1.0, 0.0])  # question tokens are never a span, however they score
+    end = np.array([0.0, 9.0, 9.0, 5.0, 0.0, 0.0, 2.0])
+    top = best_spans(start, end, offs, 18, k=3)
+    assert [(s, e) for s, e, _, _ in top] == [(0, 6), (0, 18), (0, 13)]  # logit sums 10, 7, 5
+    probs = [p for *_, p in top]
+    assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1
+    # the softmax runs over [CLS] and the passage only: P(start at "ampere") = e^5 / (e^0 + e^5 + e^0 + e^1 + e^0)
+    p_start = np.exp(5) / (3 + np.exp(5) + np.exp(1))
+    p_end = np.exp(5) / (3 + np.exp(5) + np.exp(2))
+    assert abs(top[0][3] - p_start * p_end) < 1e-9
+    assert best_spans(start, end, [None, None], 0) == []

@@ -25,8 +25,22 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     work.mkdir(parents=True, exist_ok=True)
     lib = eval_indexes(args, {"ncert"})["ncert"]
     squad = training_articles(args.libraries)
-    sets = augmented(build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages), squad,
-                     args.seed, args.extra_windows, args.swaps, args.negate, args.drop_answer)
+    parts, notes = None, None
+    if args.squad11:
+        from tutor.reader.squad_train import HELDOUT_PARTS, NEGATIVE_MIX, build_examples_v2
+
+        sets = build_examples_v2(squad.parent, lib, args.seed, args.squad11 if args.squad11 > 0 else None,
+                                 args.ncert_questions, args.ncert_claim_passages)
+        parts = HELDOUT_PARTS
+        notes = {"training_data": "SQuAD 1.1 train (../shared/data/training/squad11-train.json, CC BY-SA 4.0), "
+                                  f"{args.squad11 if args.squad11 > 0 else 'all'} questions sampled with seed "
+                                  f"{args.seed}, one built negative each (mix {NEGATIVE_MIX}); NCERT printed-question "
+                                  "pairs; claims of both (tutor/reader/squad_train.py)",
+                 "heldout_squad": "SQuAD 1.1 train articles whose title's SHA-1 is 0 mod 25, every SQuAD 2.0 dev "
+                                  "article, the 10 articles of squad2-train-10-articles.json (real unanswerables)"}
+    else:
+        sets = build_examples(squad, lib, args.seed, args.ncert_questions, args.ncert_claim_passages)
+    sets = augmented(sets, squad, args.seed, args.extra_windows, args.swaps, args.negate, args.drop_answer)
     if args.code_mix:
         from tutor.reader.codemix import code_mixed
         from tutor.text.hindi_dictionary import dictionary_missing, dictionary_path
@@ -55,7 +69,8 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     command = "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     done = train_reader(sets, work, args.out, command=command, epochs=args.epochs, batch_size=args.batch_size,
                         lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads,
-                        device=args.device, base=args.base, frozen_layers=args.frozen_layers)
+                        device=args.device, base=args.base, frozen_layers=args.frozen_layers, parts=parts,
+                        notes=notes)
     print(f"trained {done.steps} steps in {done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
     print(json.dumps(done.config["heldout_metrics"], indent=2))
     print(f"reader written to {args.out} (sha256 {done.config['sha256']}, {done.config['bytes'] / 1e6:.1f} MB)")
@@ -99,5 +114,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--telegraphic", type=float, default=0.0,
                    help="share of qa training questions also given as a reading writes them: question word first, "
                         "content words only, no punctuation (telegraph.py)")
+    p.add_argument("--squad11", type=int, default=0,
+                   help="train on this many SQuAD 1.1 train questions (-1: all 87,599 but the held-out articles) with "
+                        "built negatives (squad_train.py) instead of the SQuAD 2.0 dev articles")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

@@ -74,6 +74,9 @@ class Reading:
     end: int
     span_score: float = 0.0
     null_score: float = 0.0  # the span head's score for "no answer" ([CLS] as start and end), SQuAD 2.0 style
+    # the best spans (at most TOP_SPANS), best first, each (start, end, P(this span)) in the passage's characters:
+    # P is the span head's start and end softmaxes over [CLS] and the passage's tokens, multiplied, in [0, 1]
+    spans: tuple[tuple[int, int, float], ...] = ()
 
 
 def base_model_path() -> Path:
@@ -188,21 +191,49 @@ def collate(encoded, pad_id: int = 0):
     return ids_t, mask, types, passage
 
 
-def best_span(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int) -> tuple[int, int, float]:
-    """The highest start+end logit span of at most MAX_SPAN_TOKENS passage tokens, as character offsets."""
+TOP_SPANS = 8
+
+
+def best_spans(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int,
+               k: int = TOP_SPANS) -> list[tuple[int, int, float, float]]:
+    """The `k` highest start+end logit spans of at most MAX_SPAN_TOKENS passage tokens, best first, as (character
+    start, character end, logit sum, probability): the start and end softmaxes over [CLS] and the passage,
+    multiplied."""
     idx = [i for i, o in enumerate(offs) if o is not None]
     if not idx:
-        return 0, 0, float("-inf")
-    best = (0, 0, float("-inf"))
+        return []
+
+    def softmax(v: np.ndarray) -> np.ndarray:
+        x = np.asarray([v[0], *(v[i] for i in idx)], dtype=np.float64)
+        e = np.exp(x - x.max())
+        return e / e.sum()
+
+    ps, pe = softmax(start), softmax(end)
+    col = {i: n + 1 for n, i in enumerate(idx)}
+    found: list[tuple[float, int, int]] = []
     order = sorted(idx, key=lambda i: -start[i])[:20]
     for i in order:
         for j in idx:
             if j < i or j - i >= MAX_SPAN_TOKENS:
                 continue
-            s = float(start[i] + end[j])
-            if s > best[2]:
-                best = (offs[i][0], min(offs[j][1], passage_len), s)
-    return best
+            found.append((float(start[i] + end[j]), i, j))
+    found.sort(reverse=True)
+    out, seen = [], set()
+    for score, i, j in found:
+        s, e = offs[i][0], min(offs[j][1], passage_len)
+        if (s, e) in seen:
+            continue
+        seen.add((s, e))
+        out.append((s, e, score, float(ps[col[i]] * pe[col[j]])))
+        if len(out) >= k:
+            break
+    return out
+
+
+def best_span(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int) -> tuple[int, int, float]:
+    """The highest start+end logit span of at most MAX_SPAN_TOKENS passage tokens, as character offsets."""
+    top = best_spans(start, end, offs, passage_len, 1)
+    return top[0][:3] if top else (0, 0, float("-inf"))
 
 
 PRECISIONS = ("fp32", "int8")
@@ -308,9 +339,10 @@ class Reader:
         encoded, a, _, st, en = self._run([question] * len(passages), passages)
         out = []
         for r, (p, (_, _, offs)) in enumerate(zip(passages, encoded)):
-            s, e, score = best_span(st[r], en[r], offs, len(p))
+            top = best_spans(st[r], en[r], offs, len(p))
+            s, e, score = top[0][:3] if top else (0, 0, float("-inf"))
             out.append(Reading(float(1 / (1 + np.exp(-a[r]))), p[s:e].strip(), s, e, score,
-                               float(st[r][0] + en[r][0])))
+                               float(st[r][0] + en[r][0]), tuple((a_, b_, round(q_, 4)) for a_, b_, _, q_ in top)))
         return out
 
     def supports(self, claims: Sequence[str], texts: Sequence[str]) -> list[float]:

@@ -255,9 +255,11 @@ class TrainedReader:
 def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, epochs: float = 3.0,
                  batch_size: int = 16, lr: float = 8e-5, seed: int = 0, max_length: int = 160,
                  threads: int | None = None, device: str = "cpu", base: str = "minilm",
-                 frozen_layers: int = 0) -> TrainedReader:
+                 frozen_layers: int = 0, parts: dict[str, Sequence[str]] | None = None,
+                 notes: dict[str, Any] | None = None) -> TrainedReader:
     """Train on `sets.train` (checkpoints in `work_dir`), export to `out`, measure on `sets.heldout` and export again
-    with the figures in the config (the same weights). `command` is recorded in the config."""
+    with the figures in the config (the same weights). `command` is recorded in the config; `parts` (name -> example
+    sources) are also measured apart; `notes` are added to the config as they are."""
     from tutor.reader.model import Reader
 
     result = train(sets.train, work_dir, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
@@ -268,12 +270,17 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
               "heads": ["answer", "support", "span"], "command": command,
               "seed": seed, "epochs": epochs, "batch_size": batch_size, "lr": lr,
               "heldout_articles": sorted(sets.heldout_articles),
-              "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4",
+              "heldout_chapters": "NCERT codes whose SHA-1 is 0 mod 4", **(notes or {}),
               "examples": {"train": summary(sets.train), "heldout": summary(sets.heldout)},
               "training": {"steps": result["steps"], "seconds": result["seconds"],
                            "peak_rss_mb": result["peak_rss_mb"], "threads": threads or "torch default",
                            "device": device}}
     config = export(result["net"], out, config)
-    config["heldout_metrics"] = reader_metrics(Reader(out, device=device), sets.heldout)
+    reader = Reader(out, device=device, engine="torch")  # the ONNX file is made for the shipped reader, not here
+    config["heldout_metrics"] = reader_metrics(reader, sets.heldout)
+    for name, sources in (parts or {}).items():
+        part = [e for e in sets.heldout if e.source in sources]
+        if part:
+            config["heldout_metrics"].setdefault("parts", {})[name] = reader_metrics(reader, part)
     config = export(result["net"], out, config)  # the same weights again, the config now with its figures
     return TrainedReader(result["steps"], result["seconds"], result["peak_rss_mb"], config)
