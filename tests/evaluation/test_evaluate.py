@@ -99,6 +99,35 @@ def test_answer_recall_looks_for_a_gold_answer_in_the_sentences():
     assert judge(question(answers=None), answer())["answer_ok"] is None
 
 
+def test_direct_answer_and_first_sentence_accuracy_count_a_refusal_and_a_missing_bold_line_as_wrong():
+    from dataclasses import replace
+
+    led = replace(answer(sentences=((LENS_TEXT, (1,), 5), ("Lenses bend light.", (1,), 5))), direct_answer="dioptres")
+    r = judge(question(), led)
+    assert (r["direct_ok"], r["first_ok"]) == (True, True)
+    second = answer(sentences=(("Lenses bend light.", (1,), 5), (LENS_TEXT, (1,), 5)))
+    r = judge(question(), second)  # no bold line; the answer is only in the second sentence
+    assert (r["direct_ok"], r["first_ok"], r["answer_ok"]) == (False, False, True)
+    assert (judge(question(), refusal())["direct_ok"], judge(question(), refusal())["first_ok"]) == (False, False)
+    assert judge(question(answers=None), led)["direct_ok"] is None
+    m = summarise([judge(question(qid=str(i)), a) for i, a in enumerate((led, second, refusal()))])
+    assert m["direct_answer_accuracy"] == m["first_sentence_accuracy"] == 0.3333  # rates to four places
+    assert m["direct_answer_shown"] == 0.3333 and m["direct_answer_precision"] == 1.0
+
+
+def test_a_question_file_that_names_each_questions_half_is_split_that_way(tmp_path):
+    from tutor.evaluation.questions import split_questions
+
+    lines = [{"id": f"sa-{i}", "question": "What is it?", "expect": "answer", "class": "10", "subject": "science",
+              "library": "ncert", "gold_file": "ncert/class-10/science/jesc112.pdf", "gold_pages": [1],
+              "answers": ["it"], "split": "heldout" if i % 2 else "tuning"} for i in range(6)]
+    path = tmp_path / "q.jsonl"
+    path.write_text("\n".join(__import__("json").dumps(d) for d in lines))
+    qs = load_questions(path)
+    assert [q.id for q in split_questions(qs, "heldout")] == ["sa-1", "sa-3", "sa-5"]
+    assert [q.id for q in split_questions(qs, "tuning")] == ["sa-0", "sa-2", "sa-4"]
+
+
 def test_refusal_of_an_answerable_question():
     r = judge(question(), refusal())
     assert (r["answered"], r["covered"], r["page_ok"], r["answer_ok"], r["reason"]) == (

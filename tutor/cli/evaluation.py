@@ -82,6 +82,12 @@ def _print_report(r: dict) -> None:
         print(f"{name:24} {m['questions']:4d} {pct(m['false_acceptance_rate']):>7} {pct(m['false_refusal_rate']):>7} "
               f"{pct(m['coverage']):>7} {pct(m['page_accuracy']):>7} {pct(m['answer_recall']):>7}")
     print(f"latency ms p50 {r['latency_ms']['p50']}, p95 {r['latency_ms']['p95']}")
+    if r.get("direct_answer_accuracy") is not None:
+        parts = [("", r)] + [(f" ({k})", v) for k, v in (r.get("by_split") or {}).items()]
+        for label, m in parts:
+            print(f"short answers{label}: direct answer {pct(m['direct_answer_accuracy'])} "
+                  f"(bold line shown {pct(m['direct_answer_shown'])}, right when shown "
+                  f"{pct(m['direct_answer_precision'])}), first sentence {pct(m['first_sentence_accuracy'])}")
     rl = r.get("reader_latency_ms") or {}
     if rl.get("questions"):
         print(f"answerability reader: read {rl['questions']} questions, added p50 {rl['p50']} ms, p95 {rl['p95']} ms")

@@ -27,6 +27,16 @@ def restates_question(sentence: str, question: str) -> bool:
     return bool(q) and len(q & s) / len(q | s) >= 0.8
 
 
+def _folded(text: str) -> str:
+    return " ".join(text.lower().replace("\u2019", "'").split())
+
+
+def holds(text: str, answers: tuple[str, ...]) -> bool:
+    """Whether `text` contains one of the gold answer texts (case and spacing aside)."""
+    t = _folded(text or "")
+    return bool(t) and any(_folded(a) in t for a in answers)
+
+
 def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
     """How one answer scores against its label."""
     answered = not ans.was_refusal
@@ -45,15 +55,19 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
             if hits:  # the quoted sentence's own page, else the pages of the gold source it cites
                 pages |= {s.page} if s.page else {p for src in hits for p in range(src.page, src.page_end + 1)}
         page_ok = bool(pages & set(q.gold_pages)) and cites_gold
-    answer_ok = None
+    answer_ok = direct_ok = first_ok = None
     if answered and q.answers:
         answer_ok = any(a.lower() in s.text.lower() for a in q.answers for s in real)
+    if q.answers and q.expect == "answer":  # refused, the direct answer and the first sentence are wrong too
+        direct_ok = answered and holds(ans.direct_answer, q.answers)
+        first_ok = answered and bool(ans.sentences) and holds(ans.sentences[0].text, q.answers)
     # an LLM draft that reached the answer checks, and whether any of its sentences lacks support in what it cites
     drafted = bool(ans.llm_called and ans.draft_sentences and ans.decided_by != "answerer")
     unsupported = drafted and any(s.supported is False for s in ans.draft_sentences)
     judged = next((c for c in ans.checks if c.name == "answerability_judge"), None)
     return {"id": q.id, "origin": q.origin, "expect": q.expect, "answered": answered, "reason": ans.reason,
             "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
+            "direct_ok": direct_ok, "first_ok": first_ok, "direct_answer": ans.direct_answer if answered else "",
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
             "reader_ms": ans.timings_ms.get("reader"), "reader_p": ans.measures.get("reader_p"),
             "cross_lingual_ms": ans.timings_ms.get("cross_lingual"),
@@ -74,6 +88,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     ref = [r for r in rows if r["expect"] == "refuse"]
     pages = [r for r in rows if r["page_ok"] is not None]
     recall = [r for r in rows if r["answer_ok"] is not None]
+    directs = [r for r in rows if r.get("direct_ok") is not None]
+    shown = [r for r in directs if r.get("direct_answer")]
     ms = [r["ms"] for r in rows]
     return {
         "questions": len(rows),
@@ -86,6 +102,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "accuracy": rate(sum(not r["answered"] for r in ref) + sum(r["covered"] for r in ans), len(rows)),
         "page_accuracy": rate(sum(r["page_ok"] for r in pages), len(pages)),
         "answer_recall": rate(sum(r["answer_ok"] for r in recall), len(recall)),
+        # over the answerable questions with gold answer texts (a refusal or no bold line counts as wrong): the bold
+        # direct answer holds the gold answer; the answer's first sentence does; a bold line shown, and right when shown
+        "direct_answer_accuracy": rate(sum(r["direct_ok"] for r in directs), len(directs)),
+        "first_sentence_accuracy": rate(sum(r["first_ok"] for r in directs), len(directs)),
+        "direct_answer_shown": rate(len(shown), len(directs)),
+        "direct_answer_precision": rate(sum(r["direct_ok"] for r in shown), len(shown)),
         "latency_ms": {"p50": _pct(ms, 50), "p95": _pct(ms, 95)},
         # the time the answerability reader added, over the questions it read
         "reader_latency_ms": {"questions": len(rd := [r["reader_ms"] for r in rows if r.get("reader_ms") is not None]),

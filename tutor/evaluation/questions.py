@@ -22,6 +22,8 @@ class Question:
     origin: str
     # the same chapter in the other language (`gold_file_en` / `gold_file_hi`): citing it also counts as covered
     gold_alternatives: tuple[str, ...] = ()
+    # a file written with its own split says which half each question is in ("tuning" or "heldout")
+    split: str | None = None
 
 
 def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
@@ -35,7 +37,7 @@ def load_questions(path: str | Path, limit: int | None = None) -> list[Question]
                 d["id"], d["question"], d["expect"], str(d["class"]), d["subject"], d["library"], d.get("gold_file"),
                 tuple(d["gold_pages"]) if d.get("gold_pages") else None,
                 tuple(d["answers"]) if d.get("answers") else None, d.get("origin", ""),
-                tuple(d[k] for k in ("gold_file_en", "gold_file_hi") if d.get(k)),
+                tuple(d[k] for k in ("gold_file_en", "gold_file_hi") if d.get(k)), d.get("split"),
             ))
     return out[:limit] if limit else out
 
@@ -49,7 +51,7 @@ def split_questions(questions: list[Question], split: str, training_json: str | 
     Held out by article and by chapter, as the reader's training was (tutor/reader/examples.py): a SQuAD question
     of a held-out article (its gold file, or for an unanswerable one its article in the SQuAD training JSON), an
     NCERT question whose gold chapter is held out; a question with neither (off-topic, general knowledge) by the
-    SHA-1 of its id, one in four."""
+    SHA-1 of its id, one in four. A question whose file names its half (`split`) is in that half."""
     import hashlib
 
     from tutor.reader.examples import heldout_articles, heldout_chapter
@@ -64,6 +66,8 @@ def split_questions(questions: list[Question], split: str, training_json: str | 
         titles = {qa["id"]: a["title"].lower() for a in data for p in a["paragraphs"] for qa in p["qas"]}
 
     def is_held(q: Question) -> bool:
+        if q.split is not None:
+            return q.split == "heldout"
         if q.gold_file:
             stem = Path(q.gold_file).stem.lower()
             return stem in held if q.library == "squad2" else heldout_chapter(stem)
