@@ -294,7 +294,9 @@ class Tutor:
         timer.check("answer")
         direct = ""
         if not llm and not draft.declined:  # the reader's span leads an extractive answer, inside its own sentence
-            draft, direct = lead_with_span(draft, found, sources, question, policy)
+            draft, direct, direct_p = lead_with_span(draft, found, sources, question, policy)
+            if direct_p is not None:  # shown or not: calibration chooses min_direct_answer_probability from these
+                measures["direct_p"] = round(direct_p, 4)
             draft, sources = renumbered(draft, sources)  # [1] is the first citation the student reads
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,

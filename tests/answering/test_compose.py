@@ -56,15 +56,16 @@ def _found(spans, sentence="The SI unit of electric current is ampere, written A
 def test_the_direct_answer_is_the_most_probable_span_of_the_kind_asked_for_above_the_bar():
     p = policy(min_direct_answer_probability=0.3)
     lead = "The SI unit of electric current is ampere, written A."
-    assert direct_answer("What is the SI unit of electric current?", _found([("ampere", 0.8)]), lead, p) == "ampere"
-    # below the bar: no bold line at all
-    assert direct_answer("What is the SI unit of electric current?", _found([("ampere", 0.2)]), lead, p) == ""
+    q = "What is the SI unit of electric current?"
+    assert direct_answer(q, _found([("ampere", 0.8)]), lead, p) == ("ampere", 0.8)
+    # below the bar: no bold line at all (its probability is still told, for calibration)
+    assert direct_answer(q, _found([("ampere", 0.2)]), lead, p) == ("", 0.2)
     # a span outside the lead sentence is never shown
-    assert direct_answer("What is the SI unit of current?", _found([("volt", 0.9)]), lead, p) == ""
+    assert direct_answer(q, _found([("volt", 0.9)]), lead, p) == ("", None)
     # "how many" wants a number: the more probable span without one is passed over
     lead = "There are 118 elements known today, and chemists group them in a table."
     found = _found([("chemists", 0.6), ("118", 0.5)], lead)
-    assert direct_answer("How many elements are known today?", found, lead, p) == "118"
+    assert direct_answer("How many elements are known today?", found, lead, p) == ("118", 0.5)
 
 
 def test_a_sentence_from_elsewhere_that_covers_less_of_the_question_is_not_added():

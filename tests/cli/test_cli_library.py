@@ -54,7 +54,8 @@ def index(ingested) -> Path:
 def test_ingest_reports_every_sample_file_added(ingested):
     lines = [ln for ln in ingested.output.splitlines() if ln.startswith("added")]
     files = sorted(re.search(r"10/([a-z-]+/\w+\.pdf)", ln).group(1) for ln in lines)
-    assert files == ["science/sci01.pdf", "science/sci02.pdf", "social-science/soc01.pdf", "social-science/soc02.pdf"]
+    assert files == ["science/sci01.pdf", "science/sci02.pdf", "science/sci03.pdf", "social-science/soc01.pdf",
+                     "social-science/soc02.pdf"]
     assert all("3/3 pages" in ln for ln in lines)
     assert "0 refused" in ingested.output
     assert ShelfStore(ingested.path).keys() == [ShelfKey("10", "science"), ShelfKey("10", "social-science")]
@@ -63,7 +64,7 @@ def test_ingest_reports_every_sample_file_added(ingested):
 def test_manifest_names_the_real_model(index):
     m = ShelfStore(index).manifest("10", "science")
     assert m.embedding_model == "sentence-transformers/all-MiniLM-L6-v2" and m.dim == 384
-    assert set(m.chapters) == {"sci01.pdf", "sci02.pdf"}
+    assert set(m.chapters) == {"sci01.pdf", "sci02.pdf", "sci03.pdf"}
 
 
 def test_search_answers_refraction_from_sci01_with_scores_in_descending_order(index):

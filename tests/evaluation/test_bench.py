@@ -270,12 +270,12 @@ def test_quick_bench_end_to_end_writes_every_key(tmp_path):
     assert r["stages_ms"]["embed"]["p50"] > 0 and r["stages_ms"]["audit"]["p50"] > 0  # the audit log was written
     assert r["questions"] == len(QUESTIONS) and sum(r["outcomes"].values()) == len(QUESTIONS)
     assert "answerer_error" not in r["outcomes"]
-    assert r["ingest"]["pages"] == 12 and r["ingest"]["chunks"] > 0
+    assert r["ingest"]["pages"] == 14 and r["ingest"]["chunks"] > 0
     assert r["ingest_pages_per_s"] > 0 and r["ingest_chunks_per_s"] > 0 and r["ingest_peak_mb"] > 100
     assert r["cold_start_s"] > 0 and r["cold_start"]["answered"]
     rc = r["recall_at_5"]
     assert rc["questions"] == 2 and 0 <= rc["fast_path"] <= 1 and 0 <= rc["reference_fp32"] <= 1
-    assert rc["reference_fp32"] == 1.0  # two chapters a shelf: the gold one is always among the top 5
+    assert rc["reference_fp32"] == 1.0  # two or three chapters a shelf: the gold one is always among the top 5
     sizes = {(row["size"], row["index"]) for row in r["scale"]}
     assert {(n, kind) for n in QUICK.scale_sizes for kind in ("flat-ip", APPROXIMATE_INDEX)} <= sizes
     for row in r["scale"]:

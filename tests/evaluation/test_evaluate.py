@@ -113,6 +113,12 @@ def test_direct_answer_and_first_sentence_accuracy_count_a_refusal_and_a_missing
     m = summarise([judge(question(qid=str(i)), a) for i, a in enumerate((led, second, refusal()))])
     assert m["direct_answer_accuracy"] == m["first_sentence_accuracy"] == 0.3333  # rates to four places
     assert m["direct_answer_shown"] == 0.3333 and m["direct_answer_precision"] == 1.0
+    # at a bar above a shown answer's probability it is not shown; a row with no probability is shown at bar 0 only
+    rows = [judge(question(qid="a"), led), judge(question(qid="b"), replace(led, measures={"direct_p": 0.4}))]
+    bars = summarise(rows)["direct_answer_by_bar"]
+    assert bars["0.00"] == {"accuracy": 1.0, "precision": 1.0, "shown": 1.0}
+    assert bars["0.50"] == {"accuracy": 0.0, "precision": None, "shown": 0.0}
+    assert bars["0.40"]["shown"] == 0.5
 
 
 def test_a_question_file_that_names_each_questions_half_is_split_that_way(tmp_path):

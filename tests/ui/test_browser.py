@@ -377,3 +377,22 @@ def test_addresses_in_book_text_and_questions_are_never_links(server, browser):
     assert "lenses.example/power" in main.text.replace("\u2060", "")  # shown as text...
     links = [a.get_attribute("href") or "" for a in main.find_elements(By.TAG_NAME, "a")]
     assert not [h for h in links if "example" in h], links  # ...never as a link, nor the question's address
+
+
+# ---------------------------------------------------------------------------------------------- the direct answer
+def test_the_direct_answer_is_the_bold_first_line_and_its_sentence_comes_first(server, browser, shots):
+    """A short factual question on the sample Electricity chapter, which also gives the units of charge, potential
+    difference, resistance and power: the bold line is the unit asked about, then the sentence that states it."""
+    d = browser
+    d.get(server["url"])
+    wait(d, 120).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
+    idle(d)
+    choose(d, "Subject", "Science")
+    reply = ask_in_chat(d, "What is the SI unit of electric current?", "ampere")
+    bold = reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownContainer'] strong")
+    assert bold and bold[0].text.strip() == "ampere", [b.text for b in bold]
+    quoted = reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownContainer'] p")
+    first = next(p.text for p in quoted if "SI unit" in p.text)
+    assert first.startswith("The SI unit of electric current is ampere.")
+    assert "watt" not in reply.text  # nothing about the unit of power beside it
+    shots(d, "direct-answer")

@@ -68,6 +68,7 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
     return {"id": q.id, "origin": q.origin, "expect": q.expect, "answered": answered, "reason": ans.reason,
             "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
             "direct_ok": direct_ok, "first_ok": first_ok, "direct_answer": ans.direct_answer if answered else "",
+            "direct_p": ans.measures.get("direct_p") if answered else None,
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
             "reader_ms": ans.timings_ms.get("reader"), "reader_p": ans.measures.get("reader_p"),
             "cross_lingual_ms": ans.timings_ms.get("cross_lingual"),
@@ -76,6 +77,21 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
             "drafted": drafted, "unsupported": unsupported, "shown_unsupported": answered and unsupported,
             "judge_said_yes": None if judged is None else bool(judged.passed),
             "judge_p": None if judged is None else judged.value}
+
+
+BARS = tuple(round(0.05 * i, 2) for i in range(20))
+
+
+def direct_by_bar(rows: list[dict[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Direct-answer accuracy and precision when shown, were the bold line shown only at P >= each bar (the rows'
+    direct answers as chosen at bar 0; a row without a probability was not shown at any bar)."""
+    out = {}
+    for bar in BARS:
+        shown = [r for r in rows if r.get("direct_answer") and (r.get("direct_p") or 0.0) >= bar]
+        out[f"{bar:.2f}"] = {"accuracy": rate(sum(r["direct_ok"] for r in shown), len(rows)),
+                             "precision": rate(sum(r["direct_ok"] for r in shown), len(shown)),
+                             "shown": rate(len(shown), len(rows))}
+    return out
 
 
 def _pct(values: list[float], p: float) -> float:
@@ -108,6 +124,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "first_sentence_accuracy": rate(sum(r["first_ok"] for r in directs), len(directs)),
         "direct_answer_shown": rate(len(shown), len(directs)),
         "direct_answer_precision": rate(sum(r["direct_ok"] for r in shown), len(shown)),
+        # what each bar on the span's probability would give, from a run at min_direct_answer_probability 0
+        "direct_answer_by_bar": direct_by_bar(directs),
         "latency_ms": {"p50": _pct(ms, 50), "p95": _pct(ms, 95)},
         # the time the answerability reader added, over the questions it read
         "reader_latency_ms": {"questions": len(rd := [r["reader_ms"] for r in rows if r.get("reader_ms") is not None]),

@@ -142,42 +142,41 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
                    tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
 
 
-def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> str:
-    """The bold first line: the reader's most probable span inside the lead sentence that is of the kind the question
-    asks for (a number for "how many", a date for "when", a name for "who": gate.answer_type), shown only when its
-    probability clears `min_direct_answer_probability`; "" when none does."""
+def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
+    """The bold first line and its probability: the reader's most probable span inside the lead sentence that is of
+    the kind the question asks for (a number for "how many", a date for "when", a name for "who": gate.answer_type),
+    shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
+    no span is of that kind."""
     from tutor.safety.gate import answer_type
 
     needs = answer_type(question)
     for text, p in found.spans or ((found.span, 1.0),):
-        if p < policy.min_direct_answer_probability:
-            break  # best first: the rest are less probable
         if text and text in lead and (needs is None or needs.search(text)):
-            return text.strip(" ,;:")
-    return ""
+            return (text.strip(" ,;:"), p) if p >= policy.min_direct_answer_probability else ("", p)
+    return "", None
 
 
 def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: str = "",
-                   policy: Policy | None = None) -> tuple[Draft, str]:
+                   policy: Policy | None = None) -> tuple[Draft, str, float | None]:
     """An extractive draft led by the sentence that holds the reader's answer span (added, cited, when the answerer
     had not chosen it; the others follow in the book's reading order, at most max_answer_sentences in all); returns
-    the draft and the direct answer ("" when there is none to show: direct_answer)."""
+    the draft, the direct answer ("" when there is none to show) and its probability (direct_answer)."""
     from tutor.answering.compose import draft_text, in_reading_order, quotable
 
     policy = policy or Policy()
     if found is None or not found.span or not found.sentence:
-        return draft, ""
+        return draft, "", None
     n = next((s.n for s in sources if s.chunk_id == found.chunk_id), None)
     lead_text = quotable(found.sentence)
     if n is None or not lead_text:
-        return draft, ""
+        return draft, "", None
     sents = list(draft.sentences)
     target = " ".join(lead_text.split())
     at = next((i for i, s in enumerate(sents) if " ".join(s.text.split()) == target), None)
     lead = sents.pop(at) if at is not None else AnswerSentence(lead_text, (n,), found.page)
     ordered = tuple(in_reading_order(lead, sents, sources, policy.max_answer_sentences))
-    direct = direct_answer(question, found, lead_text, policy)
-    return replace(draft, text=draft_text(ordered), sentences=ordered), direct
+    direct, p = direct_answer(question, found, lead_text, policy)
+    return replace(draft, text=draft_text(ordered), sentences=ordered), direct, p
 
 
 def check_support(reader: ReaderModel, sentences: Sequence[AnswerSentence], passages: Sequence[str | None],
