@@ -66,6 +66,10 @@ def test_the_direct_answer_is_the_most_probable_span_of_the_kind_asked_for_above
     lead = "There are 118 elements known today, and chemists group them in a table."
     found = _found([("chemists", 0.6), ("118", 0.5)], lead)
     assert direct_answer("How many elements are known today?", found, lead, p) == ("118", 0.5)
+    # "who" wants a name: the span may be the name alone
+    lead = "The law was stated by Georg Simon Ohm in 1827."
+    found = _found([("in 1827", 0.5), ("Georg Simon Ohm", 0.4)], lead)
+    assert direct_answer("Who stated the law?", found, lead, p) == ("Georg Simon Ohm", 0.4)
 
 
 def test_a_sentence_from_elsewhere_that_covers_less_of_the_question_is_not_added():

@@ -144,12 +144,12 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
 
 def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
     """The bold first line and its probability: the reader's most probable span inside the lead sentence that is of
-    the kind the question asks for (a number for "how many", a date for "when", a name for "who": gate.answer_type),
+    the kind the question asks for (a number for "how many", a date for "when", a name for "who": gate.span_type),
     shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
     no span is of that kind."""
-    from tutor.safety.gate import answer_type
+    from tutor.safety.gate import span_type
 
-    needs = answer_type(question)
+    needs = span_type(question)
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):
             return (text.strip(" ,;:"), p) if p >= policy.min_direct_answer_probability else ("", p)

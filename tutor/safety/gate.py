@@ -154,6 +154,19 @@ def answer_type(question: str) -> re.Pattern[str] | None:
     return None
 
 
+_WHO = re.compile(r"^(?:who|whom|whose)\b", re.I)
+_NAMED = re.compile(r"\b[A-Z][a-z]+|\b[A-Z]{2,}\b")  # a span that names someone: a capitalised word or an acronym
+
+
+def span_type(question: str) -> re.Pattern[str] | None:
+    """What an answer span itself must contain (answer_type reads a window, where a name follows another word; a
+    span may be the name alone): a number, a date, or a capitalised word for "who"."""
+    q = question.strip()
+    if detect_language(q) != "hi" and _WHO.match(q):
+        return _NAMED
+    return answer_type(q)
+
+
 _FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b"
                       r"(?!.*\b(?:why|reasons?|explain)\b)", re.I)
 
