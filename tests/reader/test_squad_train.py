@@ -110,3 +110,39 @@ def test_real_unanswerables_are_negatives_and_answerables_positives(tmp_path):
     ex = real_unanswerables(path, random.Random(0), "dev")
     assert [(e.source, e.label) for e in ex] == [("dev", 1), ("dev-real", 0)]
     assert ex[0].second[ex[0].span[0]:ex[0].span[1]] == "William the Conqueror"
+
+
+class _NoShelves:
+    """A library with no shelves: no NCERT pairs are mined."""
+
+    def keys(self):
+        return []
+
+
+def test_real_unanswerables_are_trained_on_only_when_asked_and_never_from_held_out_dev_articles(tmp_path):
+    from tutor.reader.examples import heldout_articles
+    from tutor.reader.squad_train import build_examples_v2
+
+    train_title = next(t for t in (f"Article {i}" for i in range(100)) if not validation_article(t))
+    (tmp_path / "squad11-train.json").write_text(squad_file(tmp_path, train_title).read_text())
+    ctx = PARAS[1]
+
+    def v2(title):
+        return {"title": title, "paragraphs": [{"context": ctx, "qas": [
+            {"id": f"{title}-a", "question": "Who led the conquest?", "is_impossible": False,
+             "answers": [{"text": "William the Conqueror", "answer_start": ctx.index("William the Conqueror")}]},
+            {"id": f"{title}-b", "question": "Who led the conquest of Wales?", "is_impossible": True, "answers": [],
+             "plausible_answers": [{"text": "William the Conqueror", "answer_start": 0}]}]}]}
+
+    dev_titles = [f"Dev {i}" for i in range(6)]
+    held = heldout_articles(dev_titles)
+    (tmp_path / "squad2-dev-articles.json").write_text(json.dumps({"data": [v2(t) for t in dev_titles]}))
+    (tmp_path / "squad2-train-10-articles.json").write_text(json.dumps({"data": [v2("Ten 0")]}))
+    plain = build_examples_v2(tmp_path, _NoShelves(), claim_passages=0)
+    assert not [e for e in plain.train if e.source.endswith("-real")]
+    assert {e.group for e in plain.heldout if e.source == "squad-dev-real"} == set(dev_titles)
+    real = build_examples_v2(tmp_path, _NoShelves(), claim_passages=0, real=True)
+    trained = {e.group for e in real.train if e.source.endswith("-real")}
+    assert trained == (set(dev_titles) - held) | {"Ten 0"}
+    assert {e.group for e in real.heldout if e.source == "squad-dev-real"} == held
+    assert held <= real.heldout_articles and not trained & real.heldout_articles

@@ -30,12 +30,16 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         from tutor.reader.squad_train import HELDOUT_PARTS, NEGATIVE_MIX, build_examples_v2
 
         sets = build_examples_v2(squad.parent, lib, args.seed, args.squad11 if args.squad11 > 0 else None,
-                                 args.ncert_questions, args.ncert_claim_passages)
+                                 args.ncert_questions, args.ncert_claim_passages, real=args.real_unanswerables,
+                                 ncert_repeat=args.ncert_repeat)
         parts = HELDOUT_PARTS
         notes = {"training_data": "SQuAD 1.1 train (../shared/data/training/squad11-train.json, CC BY-SA 4.0), "
                                   f"{args.squad11 if args.squad11 > 0 else 'all'} questions sampled with seed "
                                   f"{args.seed}, one built negative each (mix {NEGATIVE_MIX}); NCERT printed-question "
-                                  "pairs; claims of both (tutor/reader/squad_train.py)",
+                                  f"pairs (each {args.ncert_repeat} time(s)); claims of both"
+                                  + ("; SQuAD 2.0's own questions, real unanswerables included, of the 10 train "
+                                     "articles and the dev articles not held out" if args.real_unanswerables else "")
+                                  + " (tutor/reader/squad_train.py)",
                  "heldout_squad": "SQuAD 1.1 train articles whose title's SHA-1 is 0 mod 25, every SQuAD 2.0 dev "
                                   "article, the 10 articles of squad2-train-10-articles.json (real unanswerables)"}
     else:
@@ -117,5 +121,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--squad11", type=int, default=0,
                    help="train on this many SQuAD 1.1 train questions (-1: all 87,599 but the held-out articles) with "
                         "built negatives (squad_train.py) instead of the SQuAD 2.0 dev articles")
+    p.add_argument("--real-unanswerables", action="store_true",
+                   help="with --squad11: also train on SQuAD 2.0's own questions (real unanswerables) of the 10 train "
+                        "articles and of the dev articles not held out")
+    p.add_argument("--ncert-repeat", type=int, default=1, help="with --squad11: each NCERT pair this many times")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.set_defaults(fn=cmd_train_reader)

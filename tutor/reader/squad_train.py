@@ -204,12 +204,16 @@ def titles(squad_file: Path) -> set[str]:
 
 
 def build_examples_v2(training_dir: Path, library, seed: int = 0, questions: int | None = None,
-                      ncert_questions: int = 700, claim_passages: int = 500, validation_questions: int = 1500):
+                      ncert_questions: int = 700, claim_passages: int = 500, validation_questions: int = 1500,
+                      real: bool = False, ncert_repeat: int = 1):
     """Every example of `train-reader --squad11 N`: the SQuAD 1.1 train questions (sampled to `questions`) with their
-    built negatives, the NCERT printed-question pairs and the claims (support head) of both, split by article and
-    chapter. The held-out part: validation articles of SQuAD 1.1 train, the SQuAD 2.0 dev articles and the 10 SQuAD
-    2.0 train articles with their real unanswerables, the held-out NCERT chapters."""
-    from tutor.reader.examples import ExampleSets, claim_examples, ncert_examples
+    built negatives, the NCERT printed-question pairs (each `ncert_repeat` times) and the claims (support head) of
+    both, split by article and chapter. The held-out part: validation articles of SQuAD 1.1 train, the SQuAD 2.0 dev
+    articles and the 10 SQuAD 2.0 train articles with their real unanswerables, the held-out NCERT chapters. With
+    `real`, SQuAD 2.0's own questions, real unanswerables included, of the 10 train articles and of the dev articles
+    not held out (examples.heldout_articles: the squad2-in-library questions of the others stay held out) are trained
+    on too."""
+    from tutor.reader.examples import ExampleSets, claim_examples, heldout_articles, ncert_examples
 
     train_file = training_dir / "squad11-train.json"
     dev_file = training_dir / "squad2-dev-articles.json"
@@ -218,7 +222,14 @@ def build_examples_v2(training_dir: Path, library, seed: int = 0, questions: int
     exclude = titles(dev_file) | titles(ten_file)
     train = squad11_examples(train_file, rng, questions=questions, exclude=exclude)
     held = squad11_examples(train_file, held_rng, questions=validation_questions, exclude=exclude, keep="validation")
-    held += real_unanswerables(dev_file, held_rng, "squad-dev") + real_unanswerables(ten_file, held_rng, "squad2-ten")
+    dev_real = real_unanswerables(dev_file, held_rng, "squad-dev")
+    ten_real = real_unanswerables(ten_file, held_rng, "squad2-ten")
+    if real:
+        dev_held = heldout_articles(a["title"] for a in json.loads(dev_file.read_text(encoding="utf-8"))["data"])
+        train += [e for e in dev_real if e.group not in dev_held] + ten_real
+        held += [e for e in dev_real if e.group in dev_held]
+    else:
+        held += dev_real + ten_real
     nc_train, nc_passages = ncert_examples(library, rng, "train", ncert_questions)
     nc_held, nc_held_passages = ncert_examples(library, held_rng, "heldout", ncert_questions // 3)
     data = json.loads(train_file.read_text(encoding="utf-8"))["data"]
@@ -231,7 +242,10 @@ def build_examples_v2(training_dir: Path, library, seed: int = 0, questions: int
                    + claim_examples(nc_held_passages, held_rng, 1, "claim-ncert"))
     held_titles = {a["title"] for a in data if validation_article(a["title"])} | {
         a["title"] for f in (dev_file, ten_file) for a in json.loads(f.read_text(encoding="utf-8"))["data"]}
-    return ExampleSets(train + nc_train + claims, held + nc_held + claims_held, held_titles)
+    if real:
+        held_titles -= {a["title"] for a in json.loads(ten_file.read_text(encoding="utf-8"))["data"]}
+        held_titles -= {a["title"] for a in json.loads(dev_file.read_text(encoding="utf-8"))["data"]} - dev_held
+    return ExampleSets(train + nc_train * ncert_repeat + claims, held + nc_held + claims_held, held_titles)
 
 
 # the held-out parts measured apart (sources of tutor.reader.examples.Example), for the config's figures
