@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tutor import reasons
-from tutor.answering.compose import renumbered
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit.log import AuditLog
 from tutor.budget import StageTimer
@@ -292,12 +291,9 @@ class Tutor:
         with timer.stage("answer"):
             draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
         timer.check("answer")
-        direct = ""
-        if not llm and not draft.declined:  # the reader's span leads an extractive answer, inside its own sentence
-            draft, direct, direct_p = lead_with_span(draft, found, sources, question, policy)
-            if direct_p is not None:  # shown or not: calibration chooses min_direct_answer_probability from these
-                measures["direct_p"] = round(direct_p, 4)
-            draft, sources = renumbered(draft, sources)  # [1] is the first citation the student reads
+        direct = ""  # the reader's span leads an extractive answer; direct_p (shown or not) calibrates the bar
+        if not llm and not draft.declined:
+            draft, sources, direct, measures = lead_with_span(draft, found, sources, question, policy, measures)
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by=Tier.ANSWERER, llm_called=llm, draft=draft.text,

@@ -165,6 +165,16 @@ class AnswerSentence:
 
 
 @dataclass(frozen=True)
+class Draft:
+    """What an answerer wrote: the raw text and its sentences with the citations parsed out."""
+
+    text: str
+    sentences: tuple[AnswerSentence, ...]
+    declined: str = ""  # a reason code when the answerer itself declined (the LLM's failsafe); text is then raw
+    detail: str = ""  # what made it decline, for the audit log
+
+
+@dataclass(frozen=True)
 class Suggestion:
     """A chapter or section near the question on the student's shelf, to ask about instead."""
 

@@ -122,14 +122,14 @@ def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
     win = [w for w in windows(sources_decision.candidates, 3) if "dioptres" in w.text][0]
     at = win.text.find("dioptres")
     found = finding([Reading(0.9, "dioptres", at, at + 8)], [win])
-    led, span, p = lead_with_span(draft, found, sources)
-    assert span == "dioptres" and p == 1.0  # a reading without span probabilities counts its span as sure
+    led, srcs, span, measures = lead_with_span(draft, found, sources)
+    assert span == "dioptres" and measures == {"direct_p": 1.0}  # a reading without span probabilities: sure
     assert [s.text for s in led.sentences] == ["The power of a lens is measured in dioptres.",
                                               "Light travels in straight lines."]
     assert led.sentences[0].citations == (1,)
     assert led.text.startswith("The power of a lens is measured in dioptres. [1]")
     # no span: the draft is left as it was
-    assert lead_with_span(draft, None, sources) == (draft, "", None)
+    assert lead_with_span(draft, None, sources) == (draft, sources, "", {})
 
 
 def test_support_check_fails_an_unsupported_llm_sentence_and_skips_quotes():

@@ -389,10 +389,11 @@ def test_the_direct_answer_is_the_bold_first_line_and_its_sentence_comes_first(s
     idle(d)
     choose(d, "Subject", "Science")
     reply = ask_in_chat(d, "What is the SI unit of electric current?", "ampere")
-    bold = reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownContainer'] strong")
-    assert bold and bold[0].text.strip() == "ampere", [b.text for b in bold]
-    quoted = reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownContainer'] p")
-    first = next(p.text for p in quoted if "SI unit" in p.text)
-    assert first.startswith("The SI unit of electric current is ampere.")
+    blocks = reply.find_elements(By.CSS_SELECTOR, "[data-testid='stMarkdownContainer']")
+    first_line = blocks[0]  # the reply's first line: the bold direct answer
+    bold = first_line.find_elements(By.TAG_NAME, "strong")
+    assert bold and first_line.get_attribute("textContent").strip() == "ampere", first_line.get_attribute("innerHTML")
+    first = next(b.get_attribute("textContent") for b in blocks[1:] if "SI unit" in b.get_attribute("textContent"))
+    assert first.strip().startswith("The SI unit of electric current is ampere.")
     assert "watt" not in reply.text  # nothing about the unit of power beside it
     shots(d, "direct-answer")

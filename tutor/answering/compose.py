@@ -10,8 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tutor.answering.extractive import Draft
-from tutor.types import AnswerSentence, Source
+from tutor.types import AnswerSentence, Draft, Source
 
 # an equation and its number run into the next sentence by the PDF's text layer: "I Q t= (11.1) The SI unit of ..."
 _EQUATION_LEAD = re.compile(r"^(?P<eq>.{0,80}?\(\d{1,2}\.\d{1,2}\))\s+(?=[A-Z])")

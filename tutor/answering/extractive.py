@@ -8,26 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Protocol
 
 from tutor.policy import Policy
 from tutor.safety.gate import Candidate
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.text.terms import term_set
-from tutor.types import AnswerSentence, Source
+from tutor.types import AnswerSentence, Draft, Source  # Draft: imported from here by the answerers
 
 _CITATION = re.compile(r"\[(\d+)\]")
-
-
-@dataclass(frozen=True)
-class Draft:
-    """What an answerer wrote: the raw text and its sentences with the citations parsed out."""
-
-    text: str
-    sentences: tuple[AnswerSentence, ...]
-    declined: str = ""  # a reason code when the answerer itself declined (the LLM's failsafe); text is then raw
-    detail: str = ""  # what made it decline, for the audit log
 
 
 OnToken = Callable[[str], None]

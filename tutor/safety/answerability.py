@@ -157,26 +157,29 @@ def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> t
 
 
 def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: str = "",
-                   policy: Policy | None = None) -> tuple[Draft, str, float | None]:
+                   policy: Policy | None = None, measures: dict | None = None
+                   ) -> tuple[Draft, list[Source], str, dict]:
     """An extractive draft led by the sentence that holds the reader's answer span (added, cited, when the answerer
-    had not chosen it; the others follow in the book's reading order, at most max_answer_sentences in all); returns
-    the draft, the direct answer ("" when there is none to show) and its probability (direct_answer)."""
-    from tutor.answering.compose import draft_text, in_reading_order, quotable
+    had not chosen it; the others follow in the book's reading order, at most max_answer_sentences in all), with the
+    citations renumbered in the order they appear; returns the draft, its sources, the direct answer ("" when there
+    is none to show) and `measures` with its probability as `direct_p` (direct_answer; shown or not)."""
+    from tutor.answering.compose import draft_text, in_reading_order, quotable, renumbered
 
-    policy = policy or Policy()
-    if found is None or not found.span or not found.sentence:
-        return draft, "", None
-    n = next((s.n for s in sources if s.chunk_id == found.chunk_id), None)
-    lead_text = quotable(found.sentence)
+    policy, measures = policy or Policy(), dict(measures or {})
+    n = next((s.n for s in sources if found is not None and s.chunk_id == found.chunk_id), None)
+    lead_text = quotable(found.sentence) if found is not None and found.span else ""
     if n is None or not lead_text:
-        return draft, "", None
+        return (*renumbered(draft, sources), "", measures)
     sents = list(draft.sentences)
     target = " ".join(lead_text.split())
     at = next((i for i, s in enumerate(sents) if " ".join(s.text.split()) == target), None)
     lead = sents.pop(at) if at is not None else AnswerSentence(lead_text, (n,), found.page)
     ordered = tuple(in_reading_order(lead, sents, sources, policy.max_answer_sentences))
     direct, p = direct_answer(question, found, lead_text, policy)
-    return replace(draft, text=draft_text(ordered), sentences=ordered), direct, p
+    if p is not None:
+        measures["direct_p"] = round(p, 4)
+    led, renumbered_sources = renumbered(replace(draft, text=draft_text(ordered), sentences=ordered), sources)
+    return led, renumbered_sources, direct, measures
 
 
 def check_support(reader: ReaderModel, sentences: Sequence[AnswerSentence], passages: Sequence[str | None],
