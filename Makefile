@@ -41,6 +41,7 @@ sample-index: $(STAMP)
 READER_ONNX := data/models/reader/reader-$(shell $(PY) -c "import json; print(json.load(open('data/models/reader/reader.json'))['sha256'][:16])").onnx
 $(READER_ONNX): | $(STAMP)
 	$(BIN)/python -c "from tutor.reader.model import shared_reader; print('answerability reader on', shared_reader().engine)"
+	$(BIN)/python -c "from tutor.reader.model import default_span_reader_dir as d, shared_reader; print('span reader on', shared_reader(d()).engine)"
 
 run: sample-index $(READER_ONNX) ocr-deps dict-deps
 	$(BIN)/streamlit run app.py

@@ -18,7 +18,7 @@ from tutor.reasons import BOOK_REFUSALS, Reason, Tier
 from tutor.retrieval.followup import Resolution, check_own_words, resolve_on_shelf
 from tutor.retrieval.passage import on_page, passage_chunk
 from tutor.retrieval.search import Library
-from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision
+from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision, span_finding
 from tutor.safety.checks import (
     check_citations,
     check_grounding,
@@ -66,10 +66,12 @@ class Tutor:
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
                  audit: AuditLog | None = None, reranker: Reranker | None = None, judge: Judge | None = None,
                  reader: ReaderModel | None = None, clock: Callable[[], float] = time.monotonic,
-                 cross_judge: ReaderModel | None = None, hindi_reader: ReaderModel | None = None):
+                 cross_judge: ReaderModel | None = None, hindi_reader: ReaderModel | None = None,
+                 span_reader: ReaderModel | None = None):
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
         self.hindi_reader = hindi_reader  # reads a Hinglish or Devanagari question's English reading, where given
+        self.span_reader = span_reader  # finds the direct answer in what the reader passed (English), where given
         self.cross_judge = cross_judge  # decides Hindi questions about English chapters (tutor/safety/crosslingual.py)
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.answerer = answerer or ExtractiveAnswerer()
@@ -145,8 +147,7 @@ class Tutor:
                        if p.resolve_followups else Resolution(reading or question, reading or question, False))
                 cross = question if reading and (read_from == "Hindi" or p.hinglish_cross_lingual_score) else None
                 ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang, cross)
-                # the dictionary, not the book, may lack those words: retrieval ran on a reading without them (the
-                # cross-lingual judge reads the question whole, but only the chunks that reading found)
+                # the dictionary, not the book, may lack them: retrieval (and the judge's chunks) read without them
                 if unread and ans.reason in BOOK_REFUSALS:
                     words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(unread)  # named to the student
                     ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
@@ -212,8 +213,7 @@ class Tutor:
             if any(h.chunk.is_evidence for h in same) and len(same) < len(hits):
                 hits = same
                 notes.append(f"follow-up: kept to the earlier answer's chapter, {followup.chapter!r}")
-        # a shelf built with another embedding model scores on its own scale: its margin over its own model's
-        # min_confidence, put on this shelf's scale, is what the gate's wrong-shelf check compares
+        # another model's shelf scores on its own scale: the wrong-shelf check compares margins over min_confidence
         others = [(k, self._on_scale(k, score, shelf, p)) for k, score in others]
         timer.check("search")
         rerank = None
@@ -239,6 +239,7 @@ class Tutor:
         if decision.passed and reader is not None and p.reader:
             with timer.stage("reader"):  # a Hinglish question's reading at its own threshold
                 decision, found = read_decision(reader, asked, decision, p.for_hinglish() if hinglish else p)
+                found = span_finding(self.span_reader if reader is self.reader else None, asked, decision, found, p)
             timer.check("reader")
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
             with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words
@@ -307,8 +308,7 @@ class Tutor:
                 va, vb = embedder.embed([a, b])
                 return float(va @ vb)
 
-            # every sentence's own verdict, uncited ones included: the grounding check, the audit log and the
-            # hallucination measure all read these
+            # each sentence's own verdict (uncited ones too): the grounding check, audit log and hallucination measure
             verdicts = sentence_support(sentences, sources, policy, similarity)
             checks = (check_citations(sentences, len(sources))
                       + check_grounding(sentences, sources, policy, similarity, verdicts)

@@ -63,7 +63,7 @@ class Policy:
     # answerer
     answerer: str = _f("extractive", "which answerer writes answers", choices=("extractive", "local", "openai"))
     max_answer_sentences: int = _f(3, "most sentences in an extractive answer", 1, 10)
-    min_direct_answer_probability: float = _f(0.3, "the reader's probability (0-1) of the answer span (its start and "
+    min_direct_answer_probability: float = _f(0.1, "the reader's probability (0-1) of the answer span (its start and "
                                               "end softmaxes, multiplied) needed to show it as the bold first line",
                                               0, 1)
     # language model (the local and openai answerers, the reranker, the answerability judge)
@@ -97,6 +97,9 @@ class Policy:
                              "in one batch", 1, 10)
     reader_support: bool = _f(True, "in the answer checks, read each sentence an LLM wrote against the passage it "
                               "cites with the reader's support head")
+    span_reader: bool = _f(True, "find the direct answer (the bold first line) and the sentence it leads with the span "
+                           "reader trained on SQuAD 1.1 (data/models/span-reader), where it ships; the gate's reader "
+                           "still decides whether to answer")
     hindi_reader: bool = _f(True, "read a Hinglish or Devanagari question's English reading with the reader trained "
                             "also on questions written as readings (data/models/reader-readings), where it ships")
     min_hinglish_reader_probability: float = _f(0.0, "the reader's probability a Hinglish question's reading needs "

@@ -132,6 +132,22 @@ def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
     assert lead_with_span(draft, None, sources) == (draft, sources, "", {})
 
 
+def test_the_span_reader_finds_the_direct_answer_and_never_decides(library):
+    gate = FakeReader(needle="dioptres", span="lens")  # the gate's reader passes it, with a poor span
+    spans = FakeReader(needle="dioptres", p=0.01, span="dioptres")  # the span reader's own P is never a decision
+    t = Tutor(library, policy(), reader=gate, span_reader=spans)
+    ans = t.ask("What is the power of a lens measured in?", "10", "science")
+    assert not ans.was_refusal and ans.direct_answer == "dioptres" and len(spans.read_calls) == 1
+    assert ans.measures["reader_p"] == pytest.approx(0.9)  # the gate's reader decided
+    # a question the gate's reader refuses is never read for a span; with span_reader off, the gate reader's span
+    refused = Tutor(library, policy(), reader=FakeReader(needle="nowhere"), span_reader=spans)
+    assert refused.ask("What is the power of a lens measured in?", "10", "science").was_refusal
+    assert len(spans.read_calls) == 1
+    off = Tutor(library, policy(span_reader=False), reader=gate, span_reader=spans)
+    assert off.ask("What is the power of a lens measured in?", "10", "science").direct_answer == "lens"
+    assert len(spans.read_calls) == 1
+
+
 def test_support_check_fails_an_unsupported_llm_sentence_and_skips_quotes():
     p = policy(min_support_probability=0.5)
     sents = (AnswerSentence("Respiration is an endothermic process.", (1,)), AnswerSentence("Quoted.", (1,)))

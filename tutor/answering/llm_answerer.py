@@ -133,9 +133,16 @@ def make_parts(policy: Policy, llm: LLM | None = None, *, secrets: Mapping[str, 
     arguments: `Tutor(library, policy, **parts)`."""
     parts: dict[str, Any] = {"answerer": make_answerer(policy, llm, secrets=secrets)}
     if policy.reader:
-        from tutor.reader.model import default_readings_reader_dir, reader_available, shared_reader
+        from tutor.reader.model import (
+            default_readings_reader_dir,
+            default_span_reader_dir,
+            reader_available,
+            shared_reader,
+        )
 
         parts["reader"] = shared_reader()
+        if policy.span_reader and reader_available(default_span_reader_dir()):
+            parts["span_reader"] = shared_reader(default_span_reader_dir())
         readings = default_readings_reader_dir()
         if policy.hindi_reader and reader_available(readings):
             parts["hindi_reader"] = shared_reader(readings)

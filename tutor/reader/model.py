@@ -30,6 +30,7 @@ from tutor.files import sha256_file
 READER_DIR = PROJECT_ROOT / "data" / "models" / "reader"
 XREADER_DIR = PROJECT_ROOT / "data" / "models" / "xreader"  # the cross-lingual reader (base e5)
 READINGS_READER_DIR = PROJECT_ROOT / "data" / "models" / "reader-readings"  # for Hindi questions' readings
+SPAN_READER_DIR = PROJECT_ROOT / "data" / "models" / "span-reader"  # the direct answer's span (SQuAD 1.1)
 WEIGHTS_FILE = "reader.safetensors"
 CONFIG_FILE = "reader.json"
 MAX_QUESTION_TOKENS = 48
@@ -54,6 +55,14 @@ def default_readings_reader_dir() -> Path:
     import os
 
     return Path(os.environ.get("TUTOR_READINGS_READER_DIR") or READINGS_READER_DIR)
+
+
+def default_span_reader_dir() -> Path:
+    """The shipped span reader (`train-reader --squad11`: finds the direct answer), or the folder
+    `$TUTOR_SPAN_READER_DIR` names."""
+    import os
+
+    return Path(os.environ.get("TUTOR_SPAN_READER_DIR") or SPAN_READER_DIR)
 
 
 def default_xreader_dir() -> Path:

@@ -142,6 +142,17 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
                    tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
 
 
+def span_finding(span_reader: ReaderModel | None, question: str, decision: GateDecision, found: Finding | None,
+                 policy: Policy) -> Finding | None:
+    """Where the answer is, by the span reader (`policy.span_reader`), in the windows the gate's reader read, once the
+    question passed; else the gate reader's own finding. Decides nothing: only the direct answer and the sentence it
+    leads come from it."""
+    if span_reader is None or not policy.span_reader or not decision.passed or found is None:
+        return found
+    wins = windows(decision.candidates, policy.reader_windows)
+    return finding(span_reader.read(question, [w.text for w in wins]), wins) or found
+
+
 def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
     """The bold first line and its probability: the reader's most probable span inside the lead sentence that is of
     the kind the question asks for (a number for "how many", a date for "when", a name for "who": gate.span_type),
