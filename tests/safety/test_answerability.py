@@ -122,7 +122,7 @@ def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
     win = [w for w in windows(sources_decision.candidates, 3) if "dioptres" in w.text][0]
     at = win.text.find("dioptres")
     found = finding([Reading(0.9, "dioptres", at, at + 8)], [win])
-    led, srcs, span, measures = lead_with_span(draft, found, sources)
+    led, srcs, span, measures = lead_with_span(draft, found, sources, "What is the power of a lens measured in?")
     assert span == "dioptres" and measures == {"direct_p": 1.0}  # a reading without span probabilities: sure
     assert [s.text for s in led.sentences] == ["The power of a lens is measured in dioptres.",
                                               "Light travels in straight lines."]

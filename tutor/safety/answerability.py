@@ -144,22 +144,27 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
 
 def span_finding(span_reader: ReaderModel | None, question: str, decision: GateDecision, found: Finding | None,
                  policy: Policy) -> Finding | None:
-    """Where the answer is, by the span reader (`policy.span_reader`), in the windows the gate's reader read, once the
-    question passed; else the gate reader's own finding. Decides nothing: only the direct answer and the sentence it
-    leads come from it."""
-    if span_reader is None or not policy.span_reader or not decision.passed or found is None:
+    """Where the answer is, by the span reader (`policy.span_reader`), in the windows the gate's reader read, once a
+    short factual question passed (gate.asks_for_fact: the questions a bold first line answers); else the gate reader's
+    own finding. Decides nothing: only the direct answer and the sentence it leads come from it."""
+    from tutor.safety.gate import asks_for_fact
+
+    if span_reader is None or not policy.span_reader or not decision.passed or not asks_for_fact(question):
         return found
     wins = windows(decision.candidates, policy.reader_windows)
     return finding(span_reader.read(question, [w.text for w in wins]), wins) or found
 
 
 def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
-    """The bold first line and its probability: the reader's most probable span inside the lead sentence that is of
-    the kind the question asks for (a number for "how many", a date for "when", a name for "who": gate.span_type),
+    """The bold first line and its probability, for a short factual question only (gate.asks_for_fact): the reader's
+    most probable span inside the lead sentence that is of the kind the question asks for (a number for "how many", a
+    date for "when", a name for "who": gate.span_type),
     shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
     no span is of that kind."""
-    from tutor.safety.gate import span_type
+    from tutor.safety.gate import asks_for_fact, span_type
 
+    if not asks_for_fact(question):  # "why", "explain", "describe": no short span answers them
+        return "", None
     needs = span_type(question)
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):

@@ -158,6 +158,17 @@ _WHO = re.compile(r"^(?:who|whom|whose)\b", re.I)
 _NAMED = re.compile(r"\b[A-Z][a-z]+|\b[A-Z]{2,}\b")  # a span that names someone: a capitalised word or an acronym
 
 
+_ASKS_FACT = re.compile(r"^(?:\S+\s+){0,4}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
+                        r"big|high)|name)\b(?!.*\b(?:why|reasons?|explain|describe)\b)", re.I)
+
+
+def asks_for_fact(question: str) -> bool:
+    """A short factual question in English, the kind a bold first line answers: a question word at most four words
+    in ("In which organs ...?", "On average, what percentage ...?"), one sentence, not asking why or to explain."""
+    q = question.strip()
+    return bool(_ASKS_FACT.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
+
+
 def span_type(question: str) -> re.Pattern[str] | None:
     """What an answer span itself must contain (answer_type reads a window, where a name follows another word; a
     span may be the name alone): a number, a date, or a capitalised word for "who"."""
