@@ -175,13 +175,17 @@ def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> t
 def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: str = "",
                    policy: Policy | None = None, measures: dict | None = None
                    ) -> tuple[Draft, list[Source], str, dict]:
-    """An extractive draft led by the sentence that holds the reader's answer span (added, cited, when the answerer
-    had not chosen it; the others follow in the book's reading order, at most max_answer_sentences in all), with the
+    """An extractive draft of a short factual question (gate.asks_for_fact) led by the sentence that holds the reader's
+    answer span (added, cited, when the answerer had not chosen it; the others follow in the book's reading order, at
+    most max_answer_sentences in all; any other question keeps the answerer's order), with the
     citations renumbered in the order they appear; returns the draft, its sources, the direct answer ("" when there
     is none to show) and `measures` with its probability as `direct_p` (direct_answer; shown or not)."""
     from tutor.answering.compose import draft_text, in_reading_order, quotable, renumbered
+    from tutor.safety.gate import asks_for_fact
 
     policy, measures = policy or Policy(), dict(measures or {})
+    if not asks_for_fact(question):  # "why", "explain": the answerer's best-covering sentence leads, not a span's
+        found = None
     n = next((s.n for s in sources if found is not None and s.chunk_id == found.chunk_id), None)
     lead_text = quotable(found.sentence) if found is not None and found.span else ""
     if n is None or not lead_text:
