@@ -16,8 +16,6 @@ CODE = [*sorted((REPO / "tutor").rglob("*.py")), *sorted((REPO / "ui").rglob("*.
         *sorted((REPO / "pages").glob("*.py")), REPO / "app.py"]
 NAME = re.compile(r"TUTOR_[A-Z0-9_]+")
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-# Images another piece of work is adding at the same time: allowed to be missing until they land, and only those.
-PENDING = {"docs/direct-answer.png"}
 
 
 def readme() -> str:
@@ -58,6 +56,6 @@ def test_every_relative_link_in_the_readme_points_to_a_file():
     broken = []
     for target in targets:
         path = target.split("#", 1)[0]
-        if not (REPO / path).exists() and path not in PENDING:
+        if not (REPO / path).exists():
             broken.append(target)
     assert not broken, f"README.md links to files that do not exist: {', '.join(broken)}"
