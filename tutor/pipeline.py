@@ -71,10 +71,10 @@ class Tutor:
         self.library, self.policy, self.audit, self.reranker, self.judge = library, policy, audit, reranker, judge
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
         self.hindi_reader = hindi_reader  # reads a Hinglish or Devanagari question's English reading, where given
-        self.span_reader = span_reader  # finds the direct answer in what the reader passed (English), where given
+        self.answerer = answerer or ExtractiveAnswerer()
+        self.span_reader = None if self.answerer.uses_llm else span_reader  # the bold answer's; an LLM writes its own
         self.cross_judge = cross_judge  # decides Hindi questions about English chapters (tutor/safety/crosslingual.py)
         self.clock = clock  # the time budget's clock (a test passes a fake one)
-        self.answerer = answerer or ExtractiveAnswerer()
 
     # ------------------------------------------------------------------ helpers
     def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: Reason, timer: StageTimer, *,

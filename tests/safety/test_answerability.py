@@ -146,6 +146,11 @@ def test_the_span_reader_finds_the_direct_answer_and_never_decides(library):
     off = Tutor(library, policy(span_reader=False), reader=gate, span_reader=spans)
     assert off.ask("What is the power of a lens measured in?", "10", "science").direct_answer == "lens"
     assert len(spans.read_calls) == 1
+    # an LLM writes its own sentences: no span is read for it
+    llm = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
+    Tutor(library, policy(), answerer=llm, reader=gate, span_reader=spans).ask(
+        "What is the power of a lens measured in?", "10", "science")
+    assert llm.calls and len(spans.read_calls) == 1
 
 
 def test_support_check_fails_an_unsupported_llm_sentence_and_skips_quotes():

@@ -1,6 +1,6 @@
 """How an extractive answer is laid out for a student: the sentence that answers first, then at most two sentences
 that support it in the book's reading order, quoted whole and only where they are prose, citations numbered in the
-order they appear; and the direct answer (the bold first line) when the reader is sure enough of it.
+order they appear. (The direct answer, the bold first line, is chosen in tutor/safety/answerability.py.)
 
 Pure functions over sentences, sources and the reader's finding; the pipeline calls them after the answerer.
 """

@@ -239,12 +239,6 @@ def best_spans(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int,
     return out
 
 
-def best_span(start: np.ndarray, end: np.ndarray, offs: list, passage_len: int) -> tuple[int, int, float]:
-    """The highest start+end logit span of at most MAX_SPAN_TOKENS passage tokens, as character offsets."""
-    top = best_spans(start, end, offs, passage_len, 1)
-    return top[0][:3] if top else (0, 0, float("-inf"))
-
-
 PRECISIONS = ("fp32", "int8")
 
 

@@ -156,15 +156,13 @@ def span_finding(span_reader: ReaderModel | None, question: str, decision: GateD
 
 
 def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
-    """The bold first line and its probability, for a short factual question only (gate.asks_for_fact): the reader's
+    """The bold first line and its probability (lead_with_span asks only for a short factual question): the reader's
     most probable span inside the lead sentence that is of the kind the question asks for (a number for "how many", a
     date for "when", a name for "who": gate.span_type),
     shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
     no span is of that kind."""
-    from tutor.safety.gate import asks_for_fact, span_type
+    from tutor.safety.gate import span_type
 
-    if not asks_for_fact(question):  # "why", "explain", "describe": no short span answers them
-        return "", None
     needs = span_type(question)
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):
