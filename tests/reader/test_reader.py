@@ -8,7 +8,17 @@ import shutil
 
 import pytest
 
-from tutor.reader.examples import Example, claim_examples, corrupt, heldout_chapter, squad_examples, window
+from tutor.reader.examples import (
+    Example,
+    claim_examples,
+    corrupt,
+    heldout_chapter,
+    load_examples,
+    save_examples,
+    squad_examples,
+    summary,
+    window,
+)
 from tutor.reader.model import READER_DIR, Reader, reader_available, shared_reader
 from tutor.reader.training import export, train
 
@@ -212,11 +222,58 @@ def test_train_reader_builds_its_examples_from_the_evaluation_shelves(tmp_path):
     work = tmp_path / "work"
     r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--libraries", str(tmp_path / "libraries"),
                         "--eval-index", str(tmp_path / "ix"), "--work-dir", str(work), "--examples-only",
-                        "--swaps", "1"], capture_output=True, text=True, cwd=REPO, timeout=900)
+                        "--swaps", "1", "--compress"], capture_output=True, text=True, cwd=REPO, timeout=900)
     assert r.returncode == 0, r.stderr
-    train = [json.loads(line) for line in (work / "train.jsonl").read_text().splitlines()]
-    assert {e["source"] for e in train} >= {"squad", "squad-swap"}
-    assert (work / "heldout.jsonl").exists()
+    train = load_examples(work / "train.jsonl.xz")
+    assert {e.source for e in train} >= {"squad", "squad-swap"}
+    assert (work / "heldout.jsonl.xz").exists() and not (work / "train.jsonl").exists()
+    meta = json.loads((work / "examples.json").read_text())
+    assert meta["heldout_articles"] and "--examples-only" in meta["command"]
+
+    # a lent GPU machine has neither ../shared nor the library: it trains on the saved examples alone
+    r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--from-examples", str(work),
+                        "--work-dir", str(tmp_path / "work2"), "--out", str(tmp_path / "reader"), "--epochs", "1",
+                        "--batch-size", "4", "--max-length", "64"], capture_output=True, text=True, cwd=REPO,
+                       timeout=900)
+    assert r.returncode == 0, r.stderr
+    config = json.loads((tmp_path / "reader" / "reader.json").read_text())
+    assert config["examples_built_by"] == meta["command"]
+    assert config["examples"]["train"] == summary(train)
+    assert config["training"]["stopped_at_step"] is None
+
+
+def test_train_reader_without_libraries_or_saved_examples_says_what_it_needs(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers_paths import REPO
+
+    r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--work-dir", str(tmp_path)],
+                       capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "--libraries" in r.stderr and "--from-examples" in r.stderr
+
+
+def test_saved_examples_round_trip_plain_and_xz(tmp_path):
+    examples = [Example("qa", "Who founded Alpha?", "Alpha was founded by Raja Alpha. अल्फा",
+                        1, (21, 31), "squad", "Alpha"),
+                Example("claim", "Raja Beta founded Alpha.", "Alpha was founded by Raja Alpha.", 0, None, "c", "a")]
+    for name in ("x.jsonl", "x.jsonl.xz"):
+        save_examples(tmp_path / name, examples)
+        assert load_examples(tmp_path / name) == examples
+    assert (tmp_path / "x.jsonl.xz").read_bytes()[:6] == b"\xfd7zXZ\x00"  # really xz, not text with that name
+
+
+@pytest.mark.slow
+def test_training_stopped_by_its_time_bound_says_where_it_stopped(tmp_path):
+    examples = [Example("qa", "Who founded Alpha?", "Alpha was founded by Raja Alpha.", 1, (21, 31), "t", "a"),
+                Example("qa", "Who destroyed Alpha?", "Alpha was founded by Raja Alpha.", 0, None, "t", "a")] * 4
+    logs: list[str] = []
+    result = train(examples, tmp_path, epochs=1, batch_size=2, max_length=64, stop_after_minutes=0.0,
+                   log=logs.append)
+    assert result["stopped_at_step"] == 0 and result["steps"] == 4
+    assert logs[-1].startswith("stopped at step 0/4")
+    result = train(examples, tmp_path, epochs=1, batch_size=2, max_length=64, log=logs.append)
+    assert result["stopped_at_step"] is None
 
 
 @needs_reader

