@@ -161,9 +161,18 @@ def test_nan_threshold_is_rejected():
 
 
 def test_a_hinglish_reading_has_its_own_reader_threshold_where_the_policy_sets_one():
-    p = Policy().with_values(min_reader_probability=0.15)
-    assert p.for_hinglish() is p  # 0: the common threshold
-    own = p.with_values(min_hinglish_reader_probability=0.55).for_hinglish()
-    assert own.min_reader_probability == 0.55 and own.min_hinglish_reader_probability == 0.55
+    p = Policy().with_values(min_reader_probability=0.15, min_rescue_confidence=0.35)
+    same = p.for_hindi(hinglish=True)  # 0: the common threshold
+    assert same.min_reader_probability == 0.15
+    own = p.with_values(min_hinglish_reader_probability=0.55)
+    assert own.for_hindi(hinglish=True).min_reader_probability == 0.55
+    assert own.for_hindi(hinglish=False).min_reader_probability == 0.15  # a Devanagari question's reading
     with pytest.raises(PolicyError):
         p.with_values(min_hinglish_reader_probability=1.5)
+
+
+def test_no_hindi_reading_is_rescued_from_a_low_confidence_refusal():
+    p = Policy().with_values(min_rescue_confidence=0.35, min_rescue_reader_probability=0.8)
+    for hinglish in (True, False):
+        assert p.for_hindi(hinglish).min_rescue_confidence == 1.0
+        assert p.for_hindi(hinglish).with_values(min_rescue_confidence=0.35) == p

@@ -236,9 +236,9 @@ class Tutor:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
         found, reader, hinglish = None, self._reader_for(lang), lang == HINDI and not has_devanagari(cross or question)
-        if decision.passed and reader is not None and p.reader:
+        if (decision.passed or decision.rescuable(p)) and reader is not None and p.reader:
             with timer.stage("reader"):  # a Hinglish question's reading at its own threshold
-                decision, found = read_decision(reader, asked, decision, p.for_hinglish() if hinglish else p)
+                decision, found = read_decision(reader, asked, decision, p.for_hindi(hinglish) if lang == HINDI else p)
                 found = span_finding(self.span_reader if reader is self.reader else None, asked, decision, found, p)
             timer.check("reader")
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
@@ -381,7 +381,7 @@ class Tutor:
                                        unknown_term_penalty=0.0, min_mean_confidence=-1.0)
             decision = decide(question, [hit] if chunk.text else [], sel_policy, stats)
         found, reader = None, self._reader_for(lang)
-        if decision.passed and reader is not None and p.reader:
+        if (decision.passed or decision.rescuable(p)) and reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(reader, question, decision, p)
         if not decision.passed:

@@ -93,6 +93,11 @@ class Policy:
                       "before any answer is written (English questions and evidence)")
     min_reader_probability: float = _f(0.5, "the reader's probability (0-1) that some evidence window answers the "
                                        "question, needed to answer", 0, 1)
+    min_rescue_confidence: float = _f(1.0, "a question the confidence check alone refused, its best evidence scoring "
+                                      "at least this (after the unknown-term penalty), is read by the reader anyway "
+                                      "(1: never)", 0, 1)
+    min_rescue_reader_probability: float = _f(1.0, "the reader's probability such a question needs to be answered", 0,
+                                              1)
     reader_windows: int = _f(3, "evidence windows (three sentences around a candidate sentence) the reader reads, "
                              "in one batch", 1, 10)
     reader_support: bool = _f(True, "in the answer checks, read each sentence an LLM wrote against the passage it "
@@ -201,11 +206,14 @@ class Policy:
         for model in self.models:
             self.for_model(model)  # every model's settings are validated like the base ones
 
-    def for_hinglish(self) -> Policy:
-        """The policy a Hinglish question's English reading is read under: the reader's threshold its own."""
-        if not self.min_hinglish_reader_probability:
-            return self
-        return self.with_values(min_reader_probability=self.min_hinglish_reader_probability)
+    def for_hindi(self, hinglish: bool) -> Policy:
+        """The policy a Hindi question's English reading is read under: no low-confidence rescue
+        (GateDecision.rescuable: neither measured nor chosen on Hindi questions); a Hinglish one's reader threshold its
+        own (min_hinglish_reader_probability, when set)."""
+        values: dict[str, float] = {"min_rescue_confidence": 1.0}
+        if hinglish and self.min_hinglish_reader_probability:
+            values["min_reader_probability"] = self.min_hinglish_reader_probability
+        return self.with_values(**values)
 
     def for_model(self, name: str) -> Policy:
         """The policy for a shelf built with embedding model `name`: this policy with that model's settings on top

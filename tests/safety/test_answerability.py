@@ -112,6 +112,56 @@ def test_reader_is_not_applied_to_a_hindi_question():
     assert c.passed and c.value == "not applied" and found is None and not reader.read_calls
 
 
+def _low_confidence(score=0.45, **pol):
+    """The lens question with its evidence scoring `score`, under min_confidence 0.5 and the rescue at 0.35 / 0.8."""
+    return _decision("What is the power of a lens measured in?", [(LONG, score)], **{
+        "min_confidence": 0.5, "min_mean_confidence": 0.0, "min_term_coverage": 0.0, "min_rescue_confidence": 0.35,
+        "min_rescue_reader_probability": 0.8, **pol})
+
+
+def test_a_low_confidence_refusal_is_rescued_when_the_reader_finds_the_answer():
+    decision, p = _low_confidence()
+    assert not decision.passed and decision.reason == "low_confidence" and decision.rescuable(p)
+    reader = FakeReader(needle="dioptres", p=0.93, span="dioptres")
+    out, found = read_decision(reader, "What is the power of a lens measured in?", decision, p)
+    assert out.passed and out.reason == "answered" and out.tier == "reader"
+    assert not check(out.checks, "confidence").passed  # kept as it was, for the diagnostics
+    rescue = check(out.checks, "reader_rescue")
+    assert rescue.passed and rescue.value == pytest.approx(0.93) and rescue.threshold == 0.8
+    assert found.span == "dioptres" and out.values["reader_p"] == pytest.approx(0.93)
+
+
+def test_a_low_confidence_refusal_stays_refused_below_the_rescue_bar_or_the_rescue_score():
+    decision, p = _low_confidence()
+    # P 0.7 would pass the ordinary reader check (min_reader_probability) but not the rescue's higher bar
+    out, _ = read_decision(FakeReader(needle="dioptres", p=0.7), "What is the power of a lens measured in?",
+                           decision, p.with_values(min_reader_probability=0.15))
+    assert not out.passed and out.reason == "low_confidence" and not check(out.checks, "reader_rescue").passed
+    # evidence scoring under min_rescue_confidence is not read at all
+    low, p = _low_confidence(score=0.3)
+    assert not low.rescuable(p)
+    reader = FakeReader(needle="dioptres", p=0.99)
+    out, found = read_decision(reader, "What is the power of a lens measured in?", low, p)
+    assert not out.passed and found is None and not reader.read_calls
+    # nor when the rescue is off (1.0), or a second check failed too
+    assert not decision.rescuable(p.with_values(min_rescue_confidence=1.0))
+    two, p2 = _low_confidence(min_mean_confidence=0.9)
+    assert not two.passed and [c.name for c in two.checks if not c.passed] != ["confidence"]
+    assert not two.rescuable(p2)
+
+
+def test_pipeline_answers_a_rescued_question_and_refuses_it_without_the_rescue(library):
+    q = "What is the power of a lens measured in?"
+    base = policy(min_confidence=0.99, min_mean_confidence=0.0, min_term_coverage=0.0)
+    reader = FakeReader(needle="dioptres", p=0.95, span="dioptres")
+    refused = Tutor(library, base, reader=reader).ask(q, "10", "science")
+    assert refused.was_refusal and refused.reason == "low_confidence" and not reader.read_calls
+    ans = Tutor(library, base.with_values(min_rescue_confidence=0.0, min_rescue_reader_probability=0.8),
+                reader=reader).ask(q, "10", "science")
+    assert not ans.was_refusal and ans.decided_by == "reader" and ans.direct_answer == "dioptres"
+    assert check(ans.checks, "reader_rescue").passed
+
+
 def test_span_sentence_leads_the_extractive_answer_and_is_added_when_missing():
     sources_decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
     from tutor.types import Source

@@ -113,11 +113,15 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
                   policy: Policy) -> tuple[GateDecision, Finding | None]:
     """The gate's decision with the reader's check added: the question is answered only if some window of the
     evidence answers it with P >= min_reader_probability. Not applied (a passing check saying so) to questions or
-    evidence not in English."""
+    evidence not in English. A question the gate refused for low confidence alone (GateDecision.rescuable) is
+    answered when the reader's P reaches min_rescue_reader_probability, and stays refused otherwise."""
+    rescue = decision.rescuable(policy)
     wins = windows(decision.candidates, policy.reader_windows)
-    if not wins:
+    if not wins or not (decision.passed or rescue):
         return decision, None
     if not applies(question, wins):
+        if rescue:
+            return decision, None
         check = Check("reader", "gate", True, "not applied", policy.min_reader_probability,
                       "the answerability reader reads English only; this question or its evidence is not English",
                       Reason.READER_NOT_ANSWERABLE)
@@ -125,6 +129,8 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
     readings = reader.read(question, [w.text for w in wins])
     best = finding(readings, wins)
     assert best is not None
+    if rescue:
+        return _rescued(decision, best, readings, policy), best
     ok = best.probability >= policy.min_reader_probability
     detail = (f"P(the passage answers) {best.probability:.2f} in {best.chunk_id} (p. {best.page}), best of "
               f"{len(wins)} window(s): " + ", ".join(f"{r.probability:.2f}" for r in readings)
@@ -140,6 +146,25 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
         return replace(decision, checks=decision.checks + (check,), values=values), best
     return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
                    tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
+
+
+def _rescued(decision: GateDecision, best: Finding, readings: Sequence, policy: Policy) -> GateDecision:
+    """A low-confidence refusal (GateDecision.rescuable) passed by the reader, or left as it was with the reader's
+    check added."""
+    ok = best.probability >= policy.min_rescue_reader_probability
+    check = Check("reader_rescue", "gate", ok, best.probability, policy.min_rescue_reader_probability,
+                  f"the evidence scored below min_confidence; the reader's P(the passage answers) "
+                  f"{best.probability:.2f} in {best.chunk_id} (p. {best.page})"
+                  + (f", answer span {best.span!r}" if best.span else ", no answer span")
+                  + (": the reader found the answer, which is enough" if ok else ""), Reason.LOW_CONFIDENCE)
+    values = {**decision.values, "reader_p": best.probability,
+              **{f"reader_p{k}": round(max(r.probability for r in readings[:k]), 4)
+                 for k in range(1, len(readings) + 1)}}
+    if not ok:
+        return replace(decision, checks=decision.checks + (check,), values=values)
+    # the confidence check stays as it failed, for the diagnostics; the reader's check is what passed the question
+    return replace(decision, passed=True, reason=Reason.ANSWERED, checks=decision.checks + (check,),
+                   tier=Tier.READER, values=values)
 
 
 def span_finding(span_reader: ReaderModel | None, question: str, decision: GateDecision, found: Finding | None,

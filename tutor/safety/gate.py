@@ -50,6 +50,18 @@ class GateDecision:
     other_shelf: ShelfKey | None = None
     values: dict[str, float] = field(default_factory=dict)
 
+    def rescuable(self, policy: Policy) -> bool:
+        """Whether this refusal was for the confidence check alone, with a score of at least min_rescue_confidence:
+        the reader then reads the evidence anyway, and a window it finds answering with P >=
+        min_rescue_reader_probability passes the question (tutor/safety/answerability.py). Short factual questions
+        often score low against a whole chunk yet are answered word for word in one sentence of it. Every other
+        check must have passed and no other shelf be better."""
+        if self.passed or self.other_shelf is not None or policy.min_rescue_confidence >= 1.0:
+            return False
+        failed = [c for c in self.checks if not c.passed]
+        return (len(failed) == 1 and failed[0].name == "confidence" and isinstance(failed[0].value, (int, float))
+                and failed[0].value >= policy.min_rescue_confidence)
+
 
 def term_weights(question: str, stats: TermStats) -> dict[str, float]:
     """IDF weight of each content term of the question on this shelf."""
