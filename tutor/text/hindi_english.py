@@ -11,8 +11,9 @@ dictionary lists the pair ("शुरू किया" under "शुरू क�
 ("अनुमस्तिष्क (cerebellum)") by that English. A dictionary offers only real translations: a question about something the
 shelf does not hold keeps words the shelf does not use, so the gate's unknown-term penalty and the reader can refuse
 it (an earlier experiment glossed Hindi words to the nearest word of the shelf's own vocabulary and made unanswerable
-questions look like the shelf's text: scripts/xling_gloss_experiment.py). A Hindi word the dictionary lacks is kept
-as typed, in Latin letters ("आसमान" -> "asman"): unknown to an English shelf, and counted so by the gate.
+questions look like the shelf's text: scripts/xling_gloss_experiment.py, removed; in git at a64256e). A Hindi word
+the dictionary lacks is kept as typed, in Latin letters ("आसमान" -> "asman"): unknown to an English shelf, and
+counted so by the gate.
 """
 from __future__ import annotations
 
