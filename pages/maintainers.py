@@ -102,6 +102,8 @@ def show_results(results: list[uploads.UploadResult]) -> None:
         getattr(st, level)(text, icon=icons[level])
         for page, reason in r.skipped:
             st.caption(f"{pres.md(r.file)}: page {page} skipped — {pres.md(reason)}")
+        for note in r.notes:  # text the printed page does not show, legacy-font lines: left out, said here
+            st.caption(f"{pres.md(r.file)}: {pres.md(note)}")
         show_flagged(r.file, r.flagged)
 
 

@@ -541,6 +541,29 @@ def test_upload_of_a_good_and_a_bad_pdf(env, tmp_path):
     assert list(ShelfStore(env["index"]).manifest("9", "geography").chapters) == ["class-9-geography-soils.pdf"]
 
 
+def test_an_upload_with_text_the_page_does_not_show_says_so_and_never_shelves_it(env, tmp_path):
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "Class-9 Geography Soils.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("Helvetica", 11)
+    for i, line in enumerate(("Soil is formed by the weathering of rocks over a very long time.",
+                              "Humus from dead plants and animals makes the soil fertile.")):
+        c.drawString(60, 760 - 16 * i, line)
+    c.setFillColorRGB(1, 1, 1)  # white on the white page: never seen by a reader of the chapter
+    c.drawString(60, 700, "Deserts are formed when volcanoes melt the soil into sand every spring.")
+    c.save()
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    at.file_uploader[0].set_value([(path.name, path.read_bytes(), "application/pdf")]).run()
+    at.button(key="up_add").click().run()
+    assert not at.exception and len(at.success) == 1
+    notes = [x.value for x in at.caption if "does not show" in x.value]
+    assert len(notes) == 1 and "page 1" in notes[0] and "white on the white page" in notes[0]
+    chunks = ShelfStore(env["index"]).load("9", "geography").chunks
+    assert chunks and not any("volcanoes" in ch.text for ch in chunks)
+
+
 def test_devanagari_uploads_never_replace_each_other_unless_the_maintainer_says_so(env, tmp_path):
     first = make_pdf(tmp_path / "a.pdf", SOIL_PAGES).read_bytes()
     second = make_pdf(tmp_path / "b.pdf", LIGHT_PAGES).read_bytes()

@@ -1,8 +1,8 @@
 """Text per page from a chapter PDF, cleaned of what real NCERT PDFs contain.
 
-Owns extraction with pypdf (1-based page numbers kept), the refusal of files that hold no usable text, and the
-cleaning rules: faux-bold repeats, running headers and footers, glyph names and private-use symbols, letter-spaced
-and space-split words, hyphenation across lines, legacy-font (mojibake) lines.
+Owns extraction with pypdf (1-based page numbers kept; only the text the printed page shows: visible.py), the refusal
+of files that hold no usable text, and the cleaning rules: faux-bold repeats, running headers and footers, glyph names
+and private-use symbols, letter-spaced and space-split words, hyphenation across lines, legacy-font (mojibake) lines.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.errors import PdfRefused
+from tutor.ingest.visible import visible_text
 from tutor.text.normalize import collapse_repeats
 
 log = logging.getLogger(__name__)
@@ -280,13 +281,17 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
     raw_pages: list[str] = []
     page_numbers: list[int] = []
     skipped: list[SkippedPage] = []
+    hidden_notes: list[str] = []
     for i in range(n_pages):
         try:
-            text = reader.pages[i].extract_text() or ""
+            seen = visible_text(reader.pages[i])  # only what the printed page shows (tutor/ingest/visible.py)
         except Exception as e:  # noqa: BLE001 - any failure on one page must not lose the chapter
             skipped.append(SkippedPage(i + 1, f"pypdf could not read page {i + 1}: {type(e).__name__}: {e}"))
             continue
-        raw_pages.append(text)
+        if seen.hidden_chars:
+            hidden_notes.append(f"page {i + 1}: {seen.hidden_chars} character(s) the printed page does not show left "
+                                "out (" + ", ".join(f"{why}: {n}" for why, n in sorted(seen.hidden.items())) + ")")
+        raw_pages.append(seen.text)
         page_numbers.append(i + 1)
 
     total_alpha = sum(_alpha_chars(t) for t in raw_pages)
@@ -300,7 +305,7 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
         raise PdfRefused(name, "is blank: no page has any text", "blank")
 
     cleaned, dropped, headers = clean_pages(raw_pages)
-    result = ExtractedPdf(file=name, n_pages=n_pages, skipped=skipped, headers=headers)
+    result = ExtractedPdf(file=name, n_pages=n_pages, skipped=skipped, headers=headers, notes=hidden_notes)
     total_moji = sum(dropped)
     total_lines = total_moji + sum(len(t.splitlines()) for t in cleaned)
     kept_alpha = sum(_alpha_chars(t) for t in cleaned)

@@ -173,6 +173,7 @@ class UploadResult:
     error_code: str = ""
     flagged: tuple[tuple[int, str], ...] = ()
     duplicate_of: str = ""
+    notes: tuple[str, ...] = ()  # what extraction left out and why ("page 3: 71 character(s) the printed page ...")
 
     @property
     def renamed(self) -> bool:
@@ -240,7 +241,8 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
             keep_upload(paths[where], *where, store=store)
         results.append(UploadResult(
             r.file, r.shelf.klass, r.shelf.subject, r.status, uploaded.get(where, ""), r.chapter, r.pages,
-            r.pages_used, r.chunks, tuple(r.skipped), r.cause, r.error_code, tuple(r.flagged), r.duplicate_of))
+            r.pages_used, r.chunks, tuple(r.skipped), r.cause, r.error_code, tuple(r.flagged), r.duplicate_of,
+            tuple(r.notes)))
     return results
 
 
