@@ -29,7 +29,7 @@ from tutor.text.terms import has_devanagari
 from tutor.types import Chunk
 
 # bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
-PIPELINE_VERSION = "2026.11.22-4"  # -4: Hindi pages measured, repaired, OCR'd; danda sentences
+PIPELINE_VERSION = "2026.11.26-5"  # -5: only the text the printed page shows (visible.py); -4: Hindi pages repaired
 
 _LAYOUT = re.compile(r"^class-([A-Za-z0-9]+)$")
 
