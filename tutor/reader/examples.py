@@ -271,7 +271,7 @@ def summary(examples: list[Example]) -> dict:
 
 def _open_text(path: Path, mode: str):
     """`path` opened as text; a name ending in .xz is read and written through lzma (examples carried to a lent
-    machine travel compressed: 190,000 examples are 115 MB as text, about 15 MB in xz)."""
+    machine travel compressed: the 164,358 of `--squad11 -1` are about 100 MB as text, 6.6 MB in xz)."""
     if path.suffix == ".xz":
         import lzma
 

@@ -92,8 +92,9 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     `device` "cuda" trains on a GPU (the same steps and batches; float rounding differs from a CPU run). `base` is the
     encoder (model.BASES); `frozen_layers` keeps the embeddings and that many lowest layers as the base has them
     (faster, and for e5 it keeps the alignment of languages its pre-training made). `stop_after_minutes` ends the
-    loop early once that much training time has passed (a lent machine's time is bounded): the net is returned as it
-    is, with `stopped_at_step` saying so, and the checkpoint is kept so that a later run resumes."""
+    loop early once that much training time has passed, a resumed run's earlier time included (a lent machine's time
+    is bounded): the net is returned as it is, with `stopped_at_step` saying so; the last checkpoint is kept, so a
+    later run with a larger bound resumes from it."""
     import resource
 
     import torch
