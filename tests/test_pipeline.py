@@ -447,6 +447,39 @@ def test_a_pasted_passage_not_on_its_page_is_answered_only_as_pasted_text(librar
     assert not real.notes
 
 
+def test_a_real_paragraph_with_a_clause_spliced_in_is_the_students_text_not_the_book(library, audit):
+    """A passage is the book's only if it is a run of the page's words: one false clause spliced into a real
+    paragraph passed the old test (90% of its four-word runs on the page) and was cited as Light, page 5."""
+    spliced = ("A convex lens converges parallel rays of light to a principal focus. The power of a lens, which "
+               "doctors also call its wattage, is measured in dioptres.")
+    ans = tutor(library, audit).ask(LENS_Q, "10", "science", selected=Passage(spliced, "Light", "light.pdf", 5))
+    assert [(s.chapter, s.file, s.page) for s in ans.sources] == [("Your pasted text", "", 0)]
+    assert any("not on page 5 of light.pdf" in n for n in ans.notes)
+    logged = audit.detail(audit.rows()[0]["id"])  # the audit log says which it was
+    assert [s["chapter"] for s in logged["sources"]] == ["Your pasted text"] and logged["selected_text"] == spliced
+
+
+@pytest.mark.parametrize("selected", [
+    "rges parallel rays of light to a principal focus. The power of a lens is measured in diop",  # cut by the mouse
+    "A convex\u200b lens converges parallel rays of light to a principal focus.",  # a zero-width space pasted in
+    "A CONVEX LENS converges parallel rays of light",  # case does not matter
+])
+def test_the_books_own_words_are_cited_to_their_page_however_they_were_selected(library, audit, selected):
+    ans = tutor(library, audit).ask(LENS_Q, "10", "science", selected=Passage(selected, "Light", "light.pdf", 5))
+    assert ans.sources and [(s.file, s.page) for s in ans.sources] == [("light.pdf", 5)]
+    assert not any("not on page" in n for n in ans.notes)
+
+
+@pytest.mark.parametrize("edited", [
+    "A convex lens converges parallel rays of light to a focus.",  # a word left out
+    "A convex lens converges parallel rays of light to a principal focus. Mirrors are made of glass.",  # added
+    "A concave lens converges parallel rays of light to a principal focus.",  # a word changed
+])
+def test_an_edited_passage_is_never_cited_as_the_book(library, audit, edited):
+    ans = tutor(library, audit).ask(LENS_Q, "10", "science", selected=Passage(edited, "Light", "light.pdf", 5))
+    assert all(s.file == "" and s.page == 0 for s in ans.sources)
+
+
 # ---------------------------------------------------------------- follow-ups (tutor/retrieval/followup.py)
 
 

@@ -11,31 +11,37 @@ from dataclasses import replace
 
 from tutor.ingest.chunking import ChapterInfo, chunk_pages
 from tutor.ingest.pdftext import PageText
+from tutor.store.chapters import chapter_pages
 from tutor.types import BODY, PASTED_TEXT, Chunk, Passage
+
+# zero-width and direction marks: invisible, so a pasted copy may carry them where the page has none, or the reverse
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 def words(text: str) -> list[str]:
-    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold())
+    """The words of `text` as compared with the page: NFKC, case folded, invisible marks out."""
+    return re.findall(r"\w+", _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold())
 
 
 def on_page(chunks: list[Chunk], passage: Passage) -> bool:
-    """Whether the passage's words stand, in order, on its page of the book (its 4-word runs, 90% of them, found
-    among the page's in `chunks`, the shelf's): a selection made with the mouse always is; a pasted or edited passage
-    is not."""
-    page_words: list[str] = []
-    for c in chunks:
-        if c.file != passage.file or not (c.page_start <= passage.page <= c.page_end):
-            continue
-        for sentence, page in c.sentence_texts():
-            if page == passage.page:
-                page_words += words(sentence)
+    """Whether the passage is the book's own text: its words, in order and with none added, left out or changed, are
+    one run of the words its page shows in the reader (tutor/store/chapters.py, rebuilt from `chunks`); only the
+    first and last word may be cut short, as a mouse selection cuts them. A pasted, typed or edited passage (one false
+    clause spliced into a real paragraph) is not, and is answered as the student's own text."""
+    blocks = chapter_pages(chunks, passage.file).get(passage.page, []) if passage.file else []
+    page_words = words(" ".join(b.text for b in blocks))
     said = words(passage.text)
-    if not said or not page_words:
+    n = len(said)
+    if not said or n > len(page_words):
         return False
-    n = min(4, len(said))
-    have = {tuple(page_words[i:i + n]) for i in range(len(page_words) - n + 1)}
-    runs = [tuple(said[i:i + n]) for i in range(len(said) - n + 1)]
-    return sum(r in have for r in runs) >= 0.9 * len(runs)
+    if n == 1:
+        return any(said[0] in w for w in page_words)
+    inner = said[1:-1]
+    for i in range(len(page_words) - n + 1):
+        if (page_words[i].endswith(said[0]) and page_words[i + n - 1].startswith(said[-1])
+                and page_words[i + 1:i + n - 1] == inner):
+            return True
+    return False
 
 
 def passage_chunk(passage: Passage, klass: str, subject: str) -> Chunk:
