@@ -47,7 +47,24 @@ INSTRUCTION_PATTERNS = (
     r"\b(?:passwords?|otps?|credentials|log-?in)\b[^.!?\n]{0,80}(?:https?://|www\.)",
 )
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in INSTRUCTION_PATTERNS), re.I)
+# what a planted sentence may hide behind: marks that show nothing, and letters of other scripts drawn like Latin ones
+# (Cyrillic and Greek look-alikes; "раsswоrd" with a Cyrillic р and о reads as "password" on the page)
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+_LOOKALIKES = str.maketrans(
+    "аеорсухіјѕԁԛԝһӏАВЕКМНОРСТХУІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκρτυχ",
+    "aeopcyxijsdqwhlABEKMHOPCTXYIJSABEZHIKMNOPTYXoivkptux")
+
+
+def fold(text: str) -> str:
+    """`text` as the checks read it: NFKC (full-width and styled letters to plain ones), invisible marks out,
+    Cyrillic and Greek look-alikes read as the Latin letters they imitate, runs of space as one."""
+    import unicodedata
+
+    return " ".join(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKES).split())
+
+
 def is_instruction_like(text: str) -> bool:
     """Whether the text addresses a language model, the tutor or the system (an injected instruction), or asks
-    the reader for a password or other credentials: planted text that a textbook never says to a student."""
-    return bool(_INSTRUCTION.search(" ".join(text.split())))
+    the reader for a password or other credentials: planted text that a textbook never says to a student. Read
+    after `fold`, so look-alike letters and zero-width marks hide nothing."""
+    return bool(_INSTRUCTION.search(fold(text)))
