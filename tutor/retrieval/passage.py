@@ -11,16 +11,15 @@ from dataclasses import replace
 
 from tutor.ingest.chunking import ChapterInfo, chunk_pages
 from tutor.ingest.pdftext import PageText
+from tutor.safety.vocabulary import INVISIBLE_MARKS
 from tutor.store.chapters import chapter_pages
 from tutor.types import BODY, PASTED_TEXT, Chunk, Passage
-
-# zero-width and direction marks: invisible, so a pasted copy may carry them where the page has none, or the reverse
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 
 
 def words(text: str) -> list[str]:
     """The words of `text` as compared with the page: NFKC, case folded, invisible marks out."""
-    return re.findall(r"\w+", _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).casefold())
+    # zero-width and direction marks show nothing: a pasted copy may carry them where the page has none
+    return re.findall(r"\w+", INVISIBLE_MARKS.sub("", unicodedata.normalize("NFKC", text)).casefold())
 
 
 def on_page(chunks: list[Chunk], passage: Passage) -> bool:

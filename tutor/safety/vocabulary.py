@@ -49,7 +49,7 @@ INSTRUCTION_PATTERNS = (
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in INSTRUCTION_PATTERNS), re.I)
 # what a planted sentence may hide behind: marks that show nothing, and letters of other scripts drawn like Latin ones
 # (Cyrillic and Greek look-alikes; "раsswоrd" with a Cyrillic р and о reads as "password" on the page)
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+INVISIBLE_MARKS = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
 _LOOKALIKES = str.maketrans(
     "аеорсухіјѕԁԛԝһӏАВЕКМНОРСТХУІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκρτυχ",
     "aeopcyxijsdqwhlABEKMHOPCTXYIJSABEZHIKMNOPTYXoivkptux")
@@ -60,7 +60,7 @@ def fold(text: str) -> str:
     Cyrillic and Greek look-alikes read as the Latin letters they imitate, runs of space as one."""
     import unicodedata
 
-    return " ".join(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKES).split())
+    return " ".join(INVISIBLE_MARKS.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKES).split())
 
 
 def is_instruction_like(text: str) -> bool:
