@@ -78,7 +78,7 @@ def visible_text(page: Any) -> VisibleText:
     saved: list[dict[str, Any]] = []
     parts: list[str] = []
     hidden: dict[str, int] = {}
-    path: list[tuple[float, float, float, float]] = []  # rectangles of the path being built, on the page
+    path: list[tuple[float, float, float, float]] = []  # boxes of the path being built (rectangles, outlines)
     grounds: list[tuple[float, float, float, float]] = []  # coloured shapes and images painted so far
 
     def operator(op: bytes, args: list[Any], cm: list[float], tm: list[float]) -> None:
