@@ -149,7 +149,8 @@ with tab_trends:
 # ------------------------------------------------------------------------------------------------ coverage gaps
 with tab_gaps:
     st.caption("Refused questions grouped by the chapter and section closest to them: the places where students "
-               "ask more than the textbook answers. Empty questions and errors are left out.")
+               "ask more than the textbook answers. Empty questions, errors and questions about nothing on the shelf "
+               "(off-topic) are left out.")
     gaps = reports.coverage_gaps(rows)
     if gaps.empty:
         st.info("No refused questions in this selection.", icon=":material/task_alt:")

@@ -10,7 +10,7 @@ import pytest
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor
 from tutor.pipeline import Tutor
-from tutor.reasons import Reason
+from tutor.reasons import BOOK_REFUSALS, Reason
 from tutor.retrieval.search import Library
 from tutor.testing import RecordingAnswerer
 from tutor.types import REFUSAL_SENTENCE, Passage
@@ -710,7 +710,7 @@ def test_a_devanagari_question_the_book_does_not_answer_is_refused_in_hindi_as_i
 def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(library, audit, hindi_dictionary):
     ans = tutor(library, audit).ask("विश्व क्या है?", "10", "science")  # "what is world": every word read
     assert ans.resolved_question == "what is world" and ans.was_refusal
-    assert ans.reason != "unread_words" and Reason(ans.reason).is_coverage_gap
+    assert ans.reason != "unread_words" and Reason(ans.reason) in BOOK_REFUSALS
 
 
 def test_a_refused_hinglish_question_names_the_hindi_words_it_kept_instead_of_blaming_the_book(
@@ -796,7 +796,7 @@ def test_with_the_policy_on_a_hinglish_questions_hindi_words_are_read_through_th
     # the same but for reason, message and notes (which name the unread words when the dictionary is there)
     alike = [tuple(v for i, v in enumerate(_seen(a)) if i not in (3, 4, 7)) for a in (gone, off)]
     assert alike[0] == alike[1]
-    assert gone.reason != "unread_words" and Reason(gone.reason).is_coverage_gap
+    assert gone.reason != "unread_words" and Reason(gone.reason) in BOOK_REFUSALS
 
 
 def test_a_question_pasted_with_faux_bold_is_read_as_the_books_text_was_and_logged_as_typed(library, audit):

@@ -215,16 +215,16 @@ class Reason(StrEnum):
         """A refusal that points at something missing from the shelf, not at the question's form or a fault.
 
         Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors, missing
-        shelves, questions in a script the tutor cannot read and Hindi words its dictionary lacks (and answered rows,
-        which are not refusals).
+        shelves, questions in a script the tutor cannot read, Hindi words its dictionary lacks and questions about
+        nothing the shelf is about (off-topic: who won the IPL), and answered rows, which are not refusals.
         """
         return self not in _NOT_COVERAGE_GAPS
 
 
 # a question the tutor cannot read (its script, or Hindi words its dictionary lacks) says nothing about what the book
-# lacks
+# lacks, and neither does one about nothing the shelf is about (its best evidence under offtopic_max_score)
 _NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
-                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS})
+                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS, Reason.OFF_TOPIC})
 # the refusals that say the book lacks something: for a question whose reading kept Hindi words the dictionary could
 # not read they become UNREAD_WORDS (the book may hold the answer under the English word)
 BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT, Reason.NO_CLEAR_WINNER,

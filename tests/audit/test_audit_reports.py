@@ -36,6 +36,23 @@ def test_refusal_trend_is_hourly_within_two_days_and_daily_beyond():
     assert unit == "day" and per["questions"].tolist() == [2, 1]
 
 
+def test_refusal_trend_of_a_single_hour_or_day_still_spans_an_axis():
+    rows = _rows(["2026-11-20 09:10", "2026-11-20 09:40"], ["refused", "answered"], ["off_topic", "answered"])
+    per, unit = reports.refusal_trend(rows)
+    assert unit == "hour" and per["period"].dt.hour.tolist() == [8, 9, 10]  # an empty hour on each side
+    assert per["questions"].tolist() == [0, 2, 0] and per["rate"].iloc[1] == 0.5
+    assert per["rate"].iloc[[0, 2]].isna().all()
+
+
+def test_coverage_gaps_leave_out_off_topic_questions():
+    rows = _rows(["2026-11-20 09:00"] * 3, ["refused", "refused", "answered"],
+                 ["off_topic", "low_confidence", "answered"], chapters=["Light"] * 3)
+    rows = rows.assign(nearest_section=["", "10.2 Lenses", ""])
+    rows.loc[0, "question"] = "Who won the IPL in 2023?"
+    gaps = reports.coverage_gaps(rows)
+    assert gaps["Refused"].tolist() == [1] and "IPL" not in gaps["Example questions"].iloc[0]
+
+
 def test_refusals_by_reason_and_chapter_count_refusals_only_with_their_labels():
     rows = _rows(["2026-11-20 09:00"] * 4, ["refused", "refused", "answered", "refused"],
                  ["off_topic", "off_topic", "answered", "no_such_code"], chapters=["Light", "", "Light", "Light"],

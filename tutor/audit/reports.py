@@ -116,9 +116,15 @@ def refusal_trend(df: pd.DataFrame) -> tuple[pd.DataFrame, str]:
     """Questions, refusals and the refusal rate per period: per hour when the rows span under two days, else per
     day. Returns the frame (period, questions, refused, rate) and the unit ("hour" or "day")."""
     unit = "hour" if (df["time"].max() - df["time"].min()).days < 2 else "day"
-    per = (df.assign(period=df["time"].dt.floor("h" if unit == "hour" else "D"), refused=df["decision"] == "refused")
+    step = "h" if unit == "hour" else "D"
+    per = (df.assign(period=df["time"].dt.floor(step), refused=df["decision"] == "refused")
            .groupby("period").agg(questions=("id", "count"), refused=("refused", "sum")).reset_index())
     per["rate"] = per["refused"] / per["questions"]
+    if len(per) == 1:  # one point has no span to draw a time axis over: an empty period on each side gives it one
+        at, one = per["period"].iloc[0], pd.Timedelta(1, unit=step)
+        pad = pd.DataFrame({"period": [at - one, at + one], "questions": [0, 0], "refused": [0, 0],
+                            "rate": [float("nan")] * 2})
+        per = pd.concat([pad.iloc[:1], per, pad.iloc[1:]], ignore_index=True)
     return per, unit
 
 
