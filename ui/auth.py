@@ -40,22 +40,32 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
             st.session_state.pop(state_key, None)
             st.rerun()
         return
+    # a wrong try draws a new, empty field (a new key), so the next try does not append to the wrong password; what
+    # went wrong is said on that redrawn page
+    tries_key, said_key = f"{state_key}_tries", f"{state_key}_said"
+    tries = st.session_state.get(tries_key, 0)
     with st.form(f"{state_key}_form", border=True, width=420):
         st.markdown(f"#### :material/lock: {role.capitalize()} sign-in")
-        pw = st.text_input("Password", type="password", key=f"{state_key}_password")
+        pw = st.text_input("Password", type="password", key=f"{state_key}_password_{tries}")
         submitted = st.form_submit_button("Sign in", type="primary")
+    said = st.session_state.pop(said_key, None)
     if submitted:
         wait = throttle.wait_s(*keys)
         if wait > 0:  # not even checked: a guess made while held back tells the guesser nothing
-            _throttled_message(wait, throttle.locked(*keys))
-            st.stop()
-        if hmac.compare_digest(pw.encode("utf-8"), expected.encode("utf-8")):
+            said = (wait, throttle.locked(*keys))
+        elif hmac.compare_digest(pw.encode("utf-8"), expected.encode("utf-8")):
             throttle.succeeded(*keys)
             st.session_state[state_key] = _fingerprint(expected)
             st.rerun()
-        wait = throttle.failed(*keys)
+        else:
+            wait = throttle.failed(*keys)
+            said = (wait, throttle.locked(*keys))
+        st.session_state[tries_key], st.session_state[said_key] = tries + 1, said
+        st.rerun()
+    if said is not None:
+        wait, locked = said
         if wait > 0:
-            _throttled_message(wait, throttle.locked(*keys))
+            _throttled_message(wait, locked)
         else:
             st.error("That password is not right. Please try again.", icon=":material/error:")
     st.stop()

@@ -387,6 +387,9 @@ def test_teachers_page_wrong_password_shows_no_data(env):
     sign_in(at, "duster")
     assert at.error and "not right" in at.error[0].value
     assert not at.dataframe and not at.metric
+    assert at.text_input[0].value == ""  # a retry starts empty: typed on, it would append to the wrong password
+    sign_in(at, "chalk")
+    assert not at.exception and at.dataframe
 
 
 def test_teachers_page_with_an_empty_log_says_so(env):
