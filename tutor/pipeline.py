@@ -190,8 +190,7 @@ class Tutor:
                      on_token: OnToken | None = None, followup: Resolution | None = None,
                      lang: str = "en", cross: str | None = None) -> TutorAnswer:
         shelf = self.library.shelf(klass, subject)
-        p = self._policy_for(shelf)
-        stats = self.library.term_stats(shelf)
+        p, stats = self._policy_for(shelf), self.library.term_stats(shelf)
         notes: list[str] = []
         asked = question  # what retrieval and the gate read: the question with its misspelt words mended
         if p.correct_spelling and p.retriever != "dense":
@@ -235,10 +234,11 @@ class Tutor:
                 if not own.passed:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
-        found, reader, hinglish = None, self._reader_for(lang), lang == HINDI and not has_devanagari(cross or question)
-        if (decision.passed or decision.rescuable(p)) and reader is not None and p.reader:
-            with timer.stage("reader"):  # a Hinglish question's reading at its own threshold
-                decision, found = read_decision(reader, asked, decision, p.for_hindi(hinglish) if lang == HINDI else p)
+        found, reader = None, self._reader_for(lang)
+        rp = p.for_hindi(not has_devanagari(cross or question)) if lang == HINDI else p  # no rescue; Hinglish's bar
+        if (decision.passed or decision.rescuable(rp)) and reader is not None and p.reader:
+            with timer.stage("reader"):
+                decision, found = read_decision(reader, asked, decision, rp)
                 found = span_finding(self.span_reader if reader is self.reader else None, asked, decision, found, p)
             timer.check("reader")
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book

@@ -129,37 +129,34 @@ def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
     readings = reader.read(question, [w.text for w in wins])
     best = finding(readings, wins)
     assert best is not None
+    # and the best P among the first k windows, for each k read: calibration chooses how many windows to read
+    # (tutor/evaluation/calibrate.py) from one run that read them all
+    values = {**decision.values, "reader_p": best.probability,
+              **{f"reader_p{k}": round(max(r.probability for r in readings[:k]), 4)
+                 for k in range(1, len(readings) + 1)}}
     if rescue:
-        return _rescued(decision, best, readings, policy), best
+        return _rescued(decision, best, values, policy), best
     ok = best.probability >= policy.min_reader_probability
     detail = (f"P(the passage answers) {best.probability:.2f} in {best.chunk_id} (p. {best.page}), best of "
               f"{len(wins)} window(s): " + ", ".join(f"{r.probability:.2f}" for r in readings)
               + (f"; answer span: {best.span!r}" if best.span else "; no answer span"))
     check = Check("reader", "gate", ok, best.probability, policy.min_reader_probability, detail,
                   Reason.READER_NOT_ANSWERABLE)
-    # and the best P among the first k windows, for each k read: calibration chooses how many windows to read
-    # (tutor/evaluation/calibrate.py) from one run that read them all
-    values = {**decision.values, "reader_p": best.probability,
-              **{f"reader_p{k}": round(max(r.probability for r in readings[:k]), 4)
-                 for k in range(1, len(readings) + 1)}}
-    if ok or not decision.passed:
+    if ok:
         return replace(decision, checks=decision.checks + (check,), values=values), best
     return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
                    tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
 
 
-def _rescued(decision: GateDecision, best: Finding, readings: Sequence, policy: Policy) -> GateDecision:
+def _rescued(decision: GateDecision, best: Finding, values: dict[str, float], policy: Policy) -> GateDecision:
     """A low-confidence refusal (GateDecision.rescuable) passed by the reader, or left as it was with the reader's
-    check added."""
+    check added; `values` are the decision's with the reader's probabilities (read_decision)."""
     ok = best.probability >= policy.min_rescue_reader_probability
     check = Check("reader_rescue", "gate", ok, best.probability, policy.min_rescue_reader_probability,
                   f"the evidence scored below min_confidence; the reader's P(the passage answers) "
                   f"{best.probability:.2f} in {best.chunk_id} (p. {best.page})"
                   + (f", answer span {best.span!r}" if best.span else ", no answer span")
                   + (": the reader found the answer, which is enough" if ok else ""), Reason.LOW_CONFIDENCE)
-    values = {**decision.values, "reader_p": best.probability,
-              **{f"reader_p{k}": round(max(r.probability for r in readings[:k]), 4)
-                 for k in range(1, len(readings) + 1)}}
     if not ok:
         return replace(decision, checks=decision.checks + (check,), values=values)
     # the confidence check stays as it failed, for the diagnostics; the reader's check is what passed the question
