@@ -5,21 +5,20 @@ as the student's own text, never cited as the book) and made into a chunk the ga
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import replace
 
 from tutor.ingest.chunking import ChapterInfo, chunk_pages
 from tutor.ingest.pdftext import PageText
-from tutor.safety.vocabulary import INVISIBLE_MARKS
 from tutor.store.chapters import chapter_pages
+from tutor.text.normalize import normalize_for_matching
 from tutor.types import BODY, PASTED_TEXT, Chunk, Passage
 
 
 def words(text: str) -> list[str]:
-    """The words of `text` as compared with the page: NFKC, case folded, invisible marks out."""
-    # zero-width and direction marks show nothing: a pasted copy may carry them where the page has none
-    return re.findall(r"\w+", INVISIBLE_MARKS.sub("", unicodedata.normalize("NFKC", text)).casefold())
+    """The words of `text` as compared with the page: lexical matching's form (normalize_for_matching: invisible
+    format characters out, so a pasted copy may carry zero-width marks the page has not; NFKC; case folded;
+    punctuation as space)."""
+    return normalize_for_matching(text).split()
 
 
 def on_page(chunks: list[Chunk], passage: Passage) -> bool:

@@ -1,11 +1,13 @@
 """The safety vocabulary: phrasings an answer must not use and patterns of text that addresses a language model.
 
-Plain data and one predicate, importing nothing else of the project, so that the prompts, the answer checks, the
-failsafe and ingestion can all read it without importing one another.
+Plain data and one predicate, importing nothing else of the project but tutor.text.normalize (standard library only),
+so that the prompts, the answer checks, the failsafe and ingestion can all read it without importing one another.
 """
 from __future__ import annotations
 
 import re
+
+from tutor.text.normalize import drop_format_chars
 
 # hedging and filler that a textbook answer never needs, and words that mark an answer as untrustworthy
 FORBIDDEN_PHRASES = (
@@ -47,20 +49,20 @@ INSTRUCTION_PATTERNS = (
     r"\b(?:passwords?|otps?|credentials|log-?in)\b[^.!?\n]{0,80}(?:https?://|www\.)",
 )
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in INSTRUCTION_PATTERNS), re.I)
-# what a planted sentence may hide behind: marks that show nothing, and letters of other scripts drawn like Latin ones
-# (Cyrillic and Greek look-alikes; "раsswоrd" with a Cyrillic р and о reads as "password" on the page)
-INVISIBLE_MARKS = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
+# what a planted sentence may hide behind, besides marks that show nothing (Unicode's format characters): letters of
+# other scripts drawn like Latin ones (Cyrillic and Greek; "раsswоrd" with a Cyrillic р and о reads as "password")
 _LOOKALIKES = str.maketrans(
     "аеорсухіјѕԁԛԝһӏАВЕКМНОРСТХУІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινκρτυχ",
     "aeopcyxijsdqwhlABEKMHOPCTXYIJSABEZHIKMNOPTYXoivkptux")
 
 
 def fold(text: str) -> str:
-    """`text` as the checks read it: NFKC (full-width and styled letters to plain ones), invisible marks out,
-    Cyrillic and Greek look-alikes read as the Latin letters they imitate, runs of space as one."""
+    """`text` as the checks read it: invisible format characters out (zero-width, direction marks, soft hyphen), NFKC
+    (full-width and styled letters to plain ones), Cyrillic and Greek look-alikes read as the Latin letters they
+    imitate, runs of space as one."""
     import unicodedata
 
-    return " ".join(INVISIBLE_MARKS.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKES).split())
+    return " ".join(unicodedata.normalize("NFKC", drop_format_chars(text)).translate(_LOOKALIKES).split())
 
 
 def is_instruction_like(text: str) -> bool:

@@ -81,7 +81,7 @@ _CANDRABINDU = "\u0901"
 _ANUSVARA = "\u0902"
 
 
-def _drop_format_chars(text: str) -> str:
+def drop_format_chars(text: str) -> str:
     """Remove invisible format characters (Unicode category Cf): ZWNJ, ZWJ, soft hyphen, LRM/RLM, BOM, ..."""
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
@@ -123,7 +123,7 @@ def normalize_for_matching(text: str) -> str:
     """The lexical form of a text: every rule in the module docstring's table. Idempotent; never for display."""
     if not text:
         return ""
-    s = _drop_format_chars(text)
+    s = drop_format_chars(text)
     s = unicodedata.normalize("NFKC", s)
     s = unicodedata.normalize("NFKC", s.casefold())
     s = _ARABIC_DROP.sub("", s)
@@ -135,7 +135,7 @@ def normalize_for_embedding(text: str) -> str:
     """The safe subset for an embedding model: format characters removed, NFC, whitespace collapsed. Idempotent."""
     if not text:
         return ""
-    s = unicodedata.normalize("NFC", _drop_format_chars(text))
+    s = unicodedata.normalize("NFC", drop_format_chars(text))
     return _collapse_ws(s)
 
 
