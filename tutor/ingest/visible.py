@@ -41,14 +41,19 @@ def _mult(m: list[float], n: list[float]) -> list[float]:
             m[2] * n[1] + m[3] * n[3], m[4] * n[0] + m[5] * n[2] + n[4], m[4] * n[1] + m[5] * n[3] + n[5]]
 
 
-def _box(corners: list[tuple[float, float]], cm: list[Any]) -> tuple[float, float, float, float]:
-    """The page box (x0, y0, x1, y1) of user-space corners under the matrix `cm`."""
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 on the page
+
+
+def _box(points: list[tuple[float, float]], cm: list[Any]) -> Box:
+    """The page box of user-space points under the matrix `cm`."""
     m = list(map(float, cm))
-    pts = [(x * m[0] + y * m[2] + m[4], x * m[1] + y * m[3] + m[5]) for x, y in corners]
-    pts += [(corners[0][0] * m[0] + corners[1][1] * m[2] + m[4], corners[0][0] * m[1] + corners[1][1] * m[3] + m[5]),
-            (corners[1][0] * m[0] + corners[0][1] * m[2] + m[4], corners[1][0] * m[1] + corners[0][1] * m[3] + m[5])]
-    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    xs = [x * m[0] + y * m[2] + m[4] for x, y in points]
+    ys = [x * m[1] + y * m[3] + m[5] for x, y in points]
     return min(xs), min(ys), max(xs), max(ys)
+
+
+def _union(a: Box, b: Box) -> Box:
+    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
 
 
 def _numbers(args: list[Any]) -> tuple[float, ...]:
@@ -78,8 +83,8 @@ def visible_text(page: Any) -> VisibleText:
     saved: list[dict[str, Any]] = []
     parts: list[str] = []
     hidden: dict[str, int] = {}
-    path: list[tuple[float, float, float, float]] = []  # boxes of the path being built (rectangles, outlines)
-    grounds: list[tuple[float, float, float, float]] = []  # coloured shapes and images painted so far
+    path: list[Box] = []  # the boxes of the path being built: one per rectangle or subpath
+    grounds: list[Box] = []  # coloured shapes and images painted so far
 
     def operator(op: bytes, args: list[Any], cm: list[float], tm: list[float]) -> None:
         if op == b"q":
@@ -94,29 +99,20 @@ def visible_text(page: Any) -> VisibleText:
                 state["mode"] = int(args[0])
             except (TypeError, ValueError):
                 pass
-        elif op == b"re" and len(_numbers(args)) == 4:
-            x, y, w, h = _numbers(args)
-            path.append(_box([(x, y), (x + w, y + h)], cm))
-            state["outline"] = False
-        elif op in (b"m", b"l", b"c", b"v", b"y") and len(_numbers(args)) >= 2:
+        elif op in (b"re", b"m", b"l", b"c", b"v", b"y"):
             xy = _numbers(args)
-            corners = [(xy[i], xy[i + 1]) for i in range(0, len(xy) - 1, 2)]
-            b = _box([corners[0], corners[0]], cm)  # a drawn outline: the box of its points
-            for pt in corners[1:]:
-                c = _box([pt, pt], cm)
-                b = (min(b[0], c[0]), min(b[1], c[1]), max(b[2], c[2]), max(b[3], c[3]))
-            if path and op != b"m" and state.get("outline"):
-                a = path.pop()
-                b = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-            path.append(b)
-            state["outline"] = True
+            if op == b"re" and len(xy) == 4:
+                x, y, w, h = xy
+                path.append(_box([(x, y), (x + w, y), (x, y + h), (x + w, y + h)], cm))
+            elif len(xy) >= 2:  # a subpath begins at m; l, c, v and y extend it by their points
+                b = _box([(xy[i], xy[i + 1]) for i in range(0, len(xy) - 1, 2)], cm)
+                path.append(b if op == b"m" or not path else _union(path.pop(), b))
         elif op in (b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n", b"S", b"s"):
             if op not in (b"n", b"S", b"s") and not _is_white(state["fill"]):
                 grounds.extend(path)  # white text on a coloured box is seen
             path.clear()
-            state["outline"] = False
         elif op in (b"Do", b"BI"):  # an image (or a form) drawn in the unit square of the current matrix
-            grounds.append(_box([(0.0, 0.0), (1.0, 1.0)], cm))
+            grounds.append(_box([(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0)], cm))
 
     def text(piece: str, cm: list[float], tm: list[float], font: Any, size: float) -> None:
         if not piece.strip():
