@@ -255,7 +255,7 @@ def test_train_reader_without_libraries_or_saved_examples_says_what_it_needs(tmp
 
 def test_saved_examples_round_trip_plain_and_xz(tmp_path):
     examples = [Example("qa", "Who founded Alpha?", "Alpha was founded by Raja Alpha. अल्फा",
-                        1, (21, 31), "squad", "Alpha"),
+                        1, (21, 31), "squad", "Alpha", ("Raja Alpha", "Alpha")),
                 Example("claim", "Raja Beta founded Alpha.", "Alpha was founded by Raja Alpha.", 0, None, "c", "a")]
     for name in ("x.jsonl", "x.jsonl.xz"):
         save_examples(tmp_path / name, examples)

@@ -101,7 +101,9 @@ def test_real_unanswerables_are_negatives_and_answerables_positives(tmp_path):
     ctx = PARAS[1]
     data = {"data": [{"title": "Normans", "paragraphs": [{"context": ctx, "qas": [
         {"id": "a", "question": "Who led the conquest?", "is_impossible": False,
-         "answers": [{"text": "William the Conqueror", "answer_start": ctx.index("William the Conqueror")}]},
+         "answers": [{"text": "William the Conqueror", "answer_start": ctx.index("William the Conqueror")},
+                     {"text": "William", "answer_start": ctx.index("William the Conqueror")},
+                     {"text": "William the Conqueror", "answer_start": ctx.index("William the Conqueror")}]},
         {"id": "b", "question": "Who led the conquest of Wales in 1066?", "is_impossible": True, "answers": [],
          "plausible_answers": [{"text": "William the Conqueror", "answer_start": 0}]},
     ]}]}]}
@@ -110,6 +112,7 @@ def test_real_unanswerables_are_negatives_and_answerables_positives(tmp_path):
     ex = real_unanswerables(path, random.Random(0), "dev")
     assert [(e.source, e.label) for e in ex] == [("dev", 1), ("dev-real", 0)]
     assert ex[0].second[ex[0].span[0]:ex[0].span[1]] == "William the Conqueror"
+    assert ex[0].answers == ("William the Conqueror", "William")  # every gold answer once, for the official metric
 
 
 class _NoShelves:

@@ -37,3 +37,28 @@ def roc_auc(pos: list[float], neg: list[float]) -> float | None:
 
     ranks = np.array(pos + neg).argsort().argsort() + 1
     return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+
+
+def squad_normalize(text: str) -> str:
+    """SQuAD's official answer normalisation: lower case, punctuation and the articles a / an / the out, spaces
+    collapsed (evaluate-v2.0.py's normalize_answer)."""
+    import re
+    import string
+
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    return " ".join(re.sub(r"\b(a|an|the)\b", " ", text).split())
+
+
+def squad_scores(prediction: str, golds: Iterable[str]) -> tuple[float, float]:
+    """SQuAD's official exact match and token F1 of one prediction: the best over the gold answers."""
+    pred = squad_normalize(prediction).split()
+    em = f1 = 0.0
+    for gold in golds:
+        g = squad_normalize(gold).split()
+        em = max(em, float(pred == g))
+        common = sum(min(g.count(w), pred.count(w)) for w in set(pred))
+        if common:
+            f1 = max(f1, 2 * common / (len(g) + len(pred)))
+        elif not g and not pred:
+            f1 = max(f1, 1.0)
+    return em, f1

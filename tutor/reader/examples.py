@@ -48,6 +48,7 @@ class Example:
     span: tuple[int, int] | None  # the answer's characters in `second` (qa positives with a known span)
     source: str  # squad, ncert, claim-squad, claim-ncert
     group: str  # the article or chapter (the unit of holding out)
+    answers: tuple[str, ...] = ()  # every gold answer text (SQuAD dev questions have several), for the official metric
 
 
 def _sha(s: str) -> str:
@@ -293,6 +294,7 @@ def load_examples(path: Path) -> list[Example]:
         if line.strip():
             d = json.loads(line)
             d["span"] = tuple(d["span"]) if d["span"] else None
+            d["answers"] = tuple(d.get("answers") or ())
             out.append(Example(**d))
     return out
 

@@ -195,7 +195,9 @@ def real_unanswerables(squad2_file: Path, rng: random.Random, source: str) -> li
                     a_s, a_e = a["answer_start"], a["answer_start"] + len(a["text"])
                     got = _answer_window(ctx, spans, a_s, a_e, rng)
                     if got is not None:
-                        out.append(Example("qa", q, got[0], 1, (a_s - got[1], a_e - got[1]), source, art["title"]))
+                        golds = tuple(dict.fromkeys(g["text"] for g in qa["answers"]))
+                        out.append(Example("qa", q, got[0], 1, (a_s - got[1], a_e - got[1]), source, art["title"],
+                                           golds))
     return out
 
 

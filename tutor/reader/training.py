@@ -197,8 +197,9 @@ def export(net: torch.nn.Module, out_dir: Path, config: dict[str, Any]) -> dict[
 
 def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> dict[str, Any]:
     """Accuracy at 0.5 and ROC AUC of the answer head on qa examples (and of the support head on claims), with
-    span exact match / token F1 on positives that have a span."""
-    from tutor.evaluation.metrics import rate, roc_auc
+    span exact match / token F1 on positives that have a span: strict (the first gold answer, case and outer
+    punctuation only) and SQuAD's official script (squad_exact_match / squad_f1)."""
+    from tutor.evaluation.metrics import rate, roc_auc, squad_scores
 
     def auc(pos: list[float], neg: list[float]) -> float | None:
         value = roc_auc(pos, neg)
@@ -211,7 +212,7 @@ def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> 
             continue
         probs: list[float] = []
         margins: list[float] = []  # best span score minus the no-answer score
-        spans_ok, f1s = [], []
+        spans_ok, f1s, official = [], [], []  # official: SQuAD's script (normalised, best over every gold answer)
         for i in range(0, len(ex), batch):
             part = ex[i : i + batch]
             if task == "qa":
@@ -227,6 +228,7 @@ def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> 
                         g, p = gold.lower().split(), r.span.lower().split()
                         common = sum(min(g.count(w), p.count(w)) for w in set(p))
                         f1s.append(0.0 if not common else 2 * common / (len(g) + len(p)))
+                        official.append(squad_scores(r.span, e.answers or (gold,)))
             else:
                 probs += reader.supports([e.first for e in part], [e.second for e in part])
         pos = [p for p, e in zip(probs, ex) if e.label == 1]
@@ -241,6 +243,8 @@ def reader_metrics(reader: Reader, examples: list[Example], batch: int = 32) -> 
         if spans_ok:
             m["span_exact_match"] = rate(sum(spans_ok), len(spans_ok))
             m["span_f1"] = round(sum(f1s) / len(f1s), 4)
+            m["squad_exact_match"] = round(sum(x[0] for x in official) / len(official), 4)
+            m["squad_f1"] = round(sum(x[1] for x in official) / len(official), 4)
         by_source: dict[str, list[tuple[float, int]]] = {}
         for p, e in zip(probs, ex):
             by_source.setdefault(e.source, []).append((p, e.label))
