@@ -89,7 +89,7 @@ def test_the_int8_reader_reads_as_the_fp32_one_does():
     assert b[0].probability > b[1].probability  # the same preference
     assert abs(a[0].probability - b[0].probability) < 0.15 and abs(a[1].probability - b[1].probability) < 0.15
     # the span is fp32's to find: int8's rounding moves this reader's narrow span margin (here "Shah Jahan" over "The
-    # Taj Mahal" by 0.09 logits) to the wrong words, which is one reason int8 is not the default (README)
+    # Taj Mahal" by 0.09 logits) to the wrong words, which is one reason int8 is not the default (docs/evaluation.md)
     assert "Shah Jahan" in a[0].span
 
 

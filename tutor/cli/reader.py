@@ -140,7 +140,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ncert-questions", type=int, default=700, help="printed NCERT questions mined for training")
     p.add_argument("--ncert-claim-passages", type=int, default=500, help="NCERT passages sampled for claim examples")
     # off by default: the shipped reader was trained without them (they moved the gate along the same trade-off, see
-    # the README), so the command in data/models/reader/reader.json still makes it
+    # docs/evaluation.md, the reader's second round), so the command in data/models/reader/reader.json still makes it
     p.add_argument("--extra-windows", type=int, default=0,
                    help="more windows holding the answer, per answerable SQuAD training question (augment.py)")
     p.add_argument("--swaps", type=int, default=0,

@@ -4,9 +4,9 @@ A Hinglish or Devanagari question reaches the English reader as its reading (tut
 tutor/text/hindi_english.py): the question word first, then the content words in their order, no function words, no
 punctuation ("what is photosynthesis", "explain acid rain", "why stars twinkle planets not"). The reader was trained
 on questions as people write them, and read such readings differently from the same questions written out: "what is
-photosynthesis" passed it at P 0.24 where "What is photosynthesis?" got 0.09 (README, issue 13). Here a share of the
-qa training examples gets a copy with the question in that form and the same passage, label and span: whether a
-passage answers a question does not depend on how tersely it is asked.
+photosynthesis" passed it at P 0.24 where "What is photosynthesis?" got 0.09 (docs/evaluation.md, issue 13). Here a
+share of the qa training examples gets a copy with the question in that form and the same passage, label and span:
+whether a passage answers a question does not depend on how tersely it is asked.
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 `romanize`), so "aasman" finds आसमान and reads "sky", "lohe" finds लोहा and reads "iron".
 
 Policy `hinglish_dictionary`, on since 2026-11-26 together with a reader threshold of its own for Hinglish readings
-(`min_hinglish_reader_probability`): alone it lifted coverage and doubled false acceptance (README; the choice and its
-figures are in tutor/policy.toml). A typed word is looked up only when it is not
+(`min_hinglish_reader_probability`): alone it lifted coverage and doubled false acceptance (docs/evaluation.md;
+the choice and its figures are in tutor/policy.toml). A typed word is looked up only when it is not
 English (neither a word the shelf uses nor any English headword of the dictionary) and has three letters or more; a
 name that is also a Hindi word is still read as the word ("mudra" -> "currency"), which no spelling can tell apart.
 """
