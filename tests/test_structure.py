@@ -82,3 +82,34 @@ def test_long_modules_say_why():
         if lines > MAX_LINES and "Long because" not in doc:
             unexplained.append(f"{path.relative_to(TUTOR.parent)} ({lines} lines)")
     assert unexplained == []
+
+
+# what reads a question's language or script: done once, in tutor/question.py (issue 38)
+QUESTION_READERS = {"detect_language", "reply_language", "is_hinglish", "english_reading", "has_devanagari",
+                    "devanagari_language", "latin_language", "unread_script"}
+STAGES = ("tutor.safety", "tutor.retrieval", "tutor.answering", "tutor.reader", "tutor.presentation")
+
+
+def stage_rereads(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """The stage modules below the pipeline that import a function reading a question's language or script."""
+    out = {}
+    for m, path in modules.items():
+        if m.startswith(STAGES):
+            names = {n.rsplit(".", 1)[-1] for n in _imports(path) if n.startswith("tutor.text.")}
+            if names & QUESTION_READERS:
+                out[m] = names & QUESTION_READERS
+    return out
+
+
+def test_the_reread_finder_sees_an_import_of_the_language_detector(tmp_path):
+    stage = tmp_path / "gate.py"
+    stage.write_text("from tutor.text.language import detect_language, passage_language\n")
+    assert stage_rereads({"tutor.safety.gate": stage}) == {"tutor.safety.gate": {"detect_language"}}
+    stage.write_text("from tutor.text.language import passage_language\n")
+    assert stage_rereads({"tutor.safety.gate": stage}) == {}
+
+
+def test_no_stage_below_the_pipeline_reads_the_questions_language_again():
+    """Retrieval, the gate, the reader, the answerer and the checks take the Question the pipeline made; they detect
+    only passages' languages (tutor.text.language.passage_language)."""
+    assert stage_rereads(_modules()) == {}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from tutor import reasons
@@ -14,6 +15,7 @@ from tutor.audit.log import AuditLog
 from tutor.budget import StageTimer
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
 from tutor.policy import Policy
+from tutor.question import Question
 from tutor.reasons import BOOK_REFUSALS, Reason, Tier
 from tutor.retrieval.followup import Resolution, check_own_words, resolve_on_shelf
 from tutor.retrieval.passage import on_page, passage_chunk
@@ -33,11 +35,9 @@ from tutor.safety.crosslingual import cross_decision
 from tutor.safety.gate import GateDecision, decide
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
-from tutor.text.hinglish import english_reading, is_hinglish, reply_language
-from tutor.text.language import HINDI
-from tutor.text.normalize import collapse_glyphs
+from tutor.text.language import ENGLISH, HINDI
 from tutor.text.readings import shelf_reading
-from tutor.text.terms import TermStats, has_devanagari, valid_text
+from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
     AnswerSentence,
@@ -83,8 +83,8 @@ class Tutor:
                  suggestions: tuple[Suggestion, ...] = (), measures: dict[str, float] | None = None,
                  decided_by: Tier = Tier.RETRIEVAL, other_shelf: str = "", llm_called: bool = False,
                  error: str = "", draft: str = "", draft_sentences: tuple[AnswerSentence, ...] = (),
-                 notes: tuple[str, ...] = (), lang: str | None = None) -> TutorAnswer:
-        lang = lang or reply_language(question)  # the refusal and its reason in the student's language
+                 notes: tuple[str, ...] = (), lang: str = ENGLISH) -> TutorAnswer:
+        """A refusal, its sentence and reason in the student's language (Question.language)."""
         return TutorAnswer(
             question=question, klass=str(klass), subject=subject, mode=mode, answer=refusal_sentence(lang),
             was_refusal=True, reason=reason, message=message or reasons.message(reason, lang), confidence=confidence,
@@ -116,64 +116,63 @@ class Tutor:
         p = self.policy
         timer = StageTimer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
-        # every string made valid Unicode at the entrance: nothing after this (tokenizers, SQLite) sees a lone surrogate
-        typed = valid_text(question or "").strip()
-        question = collapse_glyphs(typed)  # faux bold pasted from a chapter ("JJJJJute"), read as its text was read
-        reading = english_reading(question) if is_hinglish(question) else ""  # Hinglish, read as English
-        read_from = "Hinglish"  # what the reading was made from, for the note beside it
-        lang = reply_language(question)
+        # read once (tutor/question.py): valid Unicode (nothing after this, tokenizers or SQLite, sees a lone
+        # surrogate), faux bold collapsed ("JJJJJute"), its script and language, a Hinglish question's first reading
+        q = Question.read(question)
+        typed, question, lang = q.typed, q.text, q.language
+        refuse = partial(self._refusal, question, klass, subject, mode, lang=lang)
         if selected is not None:
             selected = Passage(valid_text(selected.text or ""), valid_text(selected.chapter or ""),
                                valid_text(selected.file or ""), selected.page)
-        refused = input_refusal(typed, selected.text if selected is not None else None, p)  # before any embedding
+        refused = input_refusal(q, selected.text if selected is not None else None, p)  # before any embedding
         if refused is not None:
             ans = self._refusal(cut(typed, p.max_question_chars), klass, subject, mode, refused[0], timer,
-                                notes=(refused[1],))
+                                notes=(refused[1],), lang=lang)
             return self._log(ans, timer, cut(selected.text, p.max_passage_chars) if selected else None)
         res = Resolution(question, question, False)
         try:
             if not question:
                 raise EmptyQuestion()
             if selected is not None:
-                ans = self._ask_selected(reading or question, str(klass), subject, selected, timer, on_token, lang)
+                ans = self._ask_selected(q, str(klass), subject, selected, timer, on_token)
             else:  # the follow-up resolution takes microseconds: not a timed stage
-                unread: tuple[str, ...] = ()
-                if reading:  # Hinglish: Hindi words read through the dictionary where the policy says so, or named
+                if q.reading:  # Hinglish: Hindi words read through the dictionary where the policy says so, or named
                     got, unread = self._shelf_reading(question, str(klass), subject, hinglish=True)
-                    reading = got or reading
+                    q = replace(q, reading=got or q.reading, unread=unread)
                 elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
-                    (reading, unread), read_from = self._shelf_reading(question, str(klass), subject), "Hindi"
-                res = (resolve_on_shelf(reading or question, str(klass), subject, previous)
-                       if p.resolve_followups else Resolution(reading or question, reading or question, False))
-                cross = question if reading and (read_from == "Hindi" or p.hinglish_cross_lingual_score) else None
-                ans = self._ask_library(res.resolved, str(klass), subject, timer, on_token, res, lang, cross)
+                    reading, unread = self._shelf_reading(question, str(klass), subject)
+                    q = replace(q, reading=reading, unread=unread, read_from="Hindi")
+                res = (resolve_on_shelf(q, str(klass), subject, previous)
+                       if p.resolve_followups else Resolution(q.gate_text, q.gate_text, False))
+                q = replace(q, resolved=res.resolved, followup=res.followup)
+                cross = q.reading and (q.read_from == "Hindi" or bool(p.hinglish_cross_lingual_score))
+                ans = self._ask_library(q, str(klass), subject, timer, on_token, res, cross)
                 # the dictionary, not the book, may lack them: retrieval (and the judge's chunks) read without them
-                if unread and ans.reason in BOOK_REFUSALS:
-                    words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(unread)  # named to the student
+                if q.unread and ans.reason in BOOK_REFUSALS:
+                    words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(q.unread)  # named to the student
                     ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
-                                  f"({words})", notes=ans.notes + (f"Hindi words not read: {', '.join(unread)}",))
+                                  f"({words})", notes=ans.notes + (f"Hindi words not read: {', '.join(q.unread)}",))
         except EmptyQuestion:
-            ans = self._refusal(question, klass, subject, mode, Reason.EMPTY_QUESTION, timer)
+            ans = refuse(Reason.EMPTY_QUESTION, timer)
         except ShelfNotFound as e:
-            ans = self._refusal(question, klass, subject, mode, Reason.NO_SHELF, timer,
-                                message=str(e) if lang == "en" else None)
+            ans = refuse(Reason.NO_SHELF, timer, message=str(e) if lang == "en" else None)
         except QuestionTimeout as e:
-            ans = self._refusal(question, klass, subject, mode, Reason.QUESTION_TIMEOUT, timer, decided_by=Tier.ERROR,
-                                error=str(e), llm_called=self.answerer.uses_llm and "answer" in timer.ms)
+            ans = refuse(Reason.QUESTION_TIMEOUT, timer, decided_by=Tier.ERROR, error=str(e),
+                         llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         except ShelfDamaged as e:  # this shelf is isolated; every other shelf keeps answering
-            ans = self._refusal(question, klass, subject, mode, Reason.SHELF_DAMAGED, timer, decided_by=Tier.ERROR,
-                                error=str(e))
+            ans = refuse(Reason.SHELF_DAMAGED, timer, decided_by=Tier.ERROR, error=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
-            ans = self._refusal(question, klass, subject, mode, Reason.ANSWERER_ERROR, timer, decided_by=Tier.ERROR,
-                                error=f"{type(e).__name__}: {e}",
-                                llm_called=self.answerer.uses_llm and "answer" in timer.ms)
-        if res.cues or reading or question != typed:  # the student's own words are what the log and the page show
-            read = (f"read the {read_from} question as {reading!r}",) if reading else (
+            ans = refuse(Reason.ANSWERER_ERROR, timer, decided_by=Tier.ERROR, error=f"{type(e).__name__}: {e}",
+                         llm_called=self.answerer.uses_llm and "answer" in timer.ms)
+        if res.cues or q.reading or question != typed:  # the student's own words are what the log and the page show
+            read = (f"read the {q.read_from} question as {q.reading!r}",) if q.reading else (
                 (f"read the question as {question!r}",) if question != typed else ())  # the reading beside them
             cleaned = question if question != typed else ""
-            ans = replace(ans, question=typed, resolved_question=res.resolved if res.followup else reading or cleaned,
-                          followup=res.followup, notes=((res.note,) if res.cues else ()) + read + ans.notes)
-        return self._log(ans, timer, selected.text if selected is not None else None)
+            ans = replace(ans, question=typed, followup=res.followup,
+                          resolved_question=res.resolved if res.followup else q.reading or cleaned,
+                          notes=((res.note,) if res.cues else ()) + read + ans.notes)
+        return self._log(replace(ans, understood=ans.understood or q.understood()), timer,
+                         selected.text if selected is not None else None)
 
     def _shelf_reading(self, question: str, klass: str, subject: str,
                        hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
@@ -186,18 +185,20 @@ class Tutor:
         return self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader
 
     # ------------------------------------------------------------------ library mode
-    def _ask_library(self, question: str, klass: str, subject: str, timer: StageTimer,
+    def _ask_library(self, q: Question, klass: str, subject: str, timer: StageTimer,
                      on_token: OnToken | None = None, followup: Resolution | None = None,
-                     lang: str = "en", cross: str | None = None) -> TutorAnswer:
+                     cross: bool = False) -> TutorAnswer:
+        """`q` read and resolved (ask); `cross`: a Hindi question the cross-lingual judge may decide from its words."""
         shelf = self.library.shelf(klass, subject)
         p, stats = self._policy_for(shelf), self.library.term_stats(shelf)
-        notes: list[str] = []
-        asked = question  # what retrieval and the gate read: the question with its misspelt words mended
+        question, lang = q.gate_text, q.language
+        asked, notes = question, []  # what retrieval and the gate read: the question with its misspelt words mended
         if p.correct_spelling and p.retriever != "dense":
             with timer.stage("spelling"):
                 asked, fixes = shelf.lexical.correct(question, p.fuzzy_min_similarity)
             notes += [f"read {f.word!r} as {f.match!r} (a word of the shelf one or two letters away)" for f in fixes]
             timer.check("spelling")
+        q = replace(q, asked=asked, repairs=tuple(notes))
         with timer.stage("embed"):
             qvec = self.library.embed_query(asked, shelf)
         timer.check("embed")
@@ -226,7 +227,7 @@ class Tutor:
         reranker_llm = self.reranker is not None and getattr(self.reranker, "llm", None) is not None
         timer.check("rerank" if self.reranker is not None else "search")
         with timer.stage("gate"):
-            decision = decide(asked, hits, p, stats, others, rerank)
+            decision = decide(q, hits, p, stats, others, rerank)
             if decision.passed and followup is not None and followup.followup:
                 # the earlier topic found the evidence; the follow-up's own words ("uses", "discovered") must be in it
                 own = check_own_words(followup, [h.chunk.text for h in decision.evidence], p.min_followup_own_words)
@@ -235,15 +236,15 @@ class Tutor:
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
         found, reader = None, self._reader_for(lang)
-        rp = p.for_hindi(not has_devanagari(cross or question)) if lang == HINDI else p  # no rescue; Hinglish's bar
+        rp = p.for_hindi(not q.in_devanagari) if lang == HINDI else p  # no rescue; Hinglish's bar
         if (decision.passed or decision.rescuable(rp)) and reader is not None and p.reader:
             with timer.stage("reader"):
-                decision, found = read_decision(reader, asked, decision, rp)
-                found = span_finding(self.span_reader if reader is self.reader else None, asked, decision, found, p)
+                decision, found = read_decision(reader, q, decision, rp)
+                found = span_finding(self.span_reader if reader is self.reader else None, q, decision, found, p)
             timer.check("reader")
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
             with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words
-                decision, found = cross_decision(self.cross_judge, cross, hits, decision, p)
+                decision, found = cross_decision(self.cross_judge, q, hits, decision, p)
             timer.check("cross_lingual")
         near = tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.near_misses))
         if not decision.passed:
@@ -251,23 +252,23 @@ class Tutor:
             message = None  # the reason's message in the question's language (_refusal)
             if decision.other_shelf is not None:
                 message = wrong_shelf_message(decision.other_shelf.klass, other_label, lang)
-            return self._refusal(
+            return replace(self._refusal(
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
                 confidence=decision.confidence, message=message, near_misses=near,
                 sources=tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)),
                 suggestions=Suggestion.nearest(hits), decided_by=decision.tier, other_shelf=other_label,
                 measures=decision.values, notes=tuple(notes), llm_called=reranker_llm, lang=lang,
-            )
+            ), understood=q.understood())
         sources = [Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)]
-        return self._answer_and_check(question, klass, subject, "library", decision, sources, near, timer, shelf,
-                                      on_token, notes, found, lang)
+        return replace(self._answer_and_check(q, klass, subject, "library", decision, sources, near, timer, shelf,
+                                              on_token, notes, found), understood=q.understood())
 
     # ------------------------------------------------------------------ shared: answer, then check
-    def _answer_and_check(self, question: str, klass: str, subject: str, mode: str, decision: GateDecision,
+    def _answer_and_check(self, q: Question, klass: str, subject: str, mode: str, decision: GateDecision,
                           sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None,
                           on_token: OnToken | None = None, notes: list[str] | None = None,
-                          found: Finding | None = None, lang: str = "en") -> TutorAnswer:
-        notes = list(notes or ())
+                          found: Finding | None = None) -> TutorAnswer:
+        notes, question, lang = list(notes or ()), q.resolved or q.gate_text, q.language
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
         llm = self.answerer.uses_llm
@@ -294,7 +295,7 @@ class Tutor:
         timer.check("answer")
         direct = ""  # the reader's span leads an extractive answer; direct_p (shown or not) calibrates the bar
         if not llm and not draft.declined:
-            draft, sources, direct, measures = lead_with_span(draft, found, sources, question, policy, measures)
+            draft, sources, direct, measures = lead_with_span(draft, found, sources, q, policy, measures)
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by=Tier.ANSWERER, llm_called=llm, draft=draft.text,
@@ -357,14 +358,13 @@ class Tutor:
         return score - self.policy.for_model(model).min_confidence + p.min_confidence
 
     # ------------------------------------------------------------------ selected-text mode
-    def _ask_selected(self, question: str, klass: str, subject: str, passage: Passage, timer: StageTimer,
-                      on_token: OnToken | None = None, lang: str = "en") -> TutorAnswer:
+    def _ask_selected(self, q: Question, klass: str, subject: str, passage: Passage, timer: StageTimer,
+                      on_token: OnToken | None = None) -> TutorAnswer:
         """The selected passage is the only context: no retrieval; refuse if it does not answer.
 
         A passage said to come from a page of the book is looked up there first: one that is not on that page (pasted
         or typed) is answered only as "your pasted text", never cited as the book's chapter and page."""
-        p = self._policy_for(None)
-        notes: list[str] = []
+        p, question, lang, notes = self._policy_for(None), q.gate_text, q.language, []
         if passage.file and not self._on_page(klass, subject, passage):
             notes.append(f"the passage is not on page {passage.page} of {passage.file}: answered as the student's "
                          "pasted text, not cited as the book")
@@ -379,19 +379,19 @@ class Tutor:
             stats = TermStats([chunk.text])
             sel_policy = p.with_values(min_confidence=min(p.min_confidence, p.offtopic_max_score),
                                        unknown_term_penalty=0.0, min_mean_confidence=-1.0)
-            decision = decide(question, [hit] if chunk.text else [], sel_policy, stats)
+            decision = decide(q, [hit] if chunk.text else [], sel_policy, stats)
         found, reader = None, self._reader_for(lang)
         if (decision.passed or decision.rescuable(p)) and reader is not None and p.reader:
             with timer.stage("reader"):
-                decision, found = read_decision(reader, question, decision, p)
+                decision, found = read_decision(reader, q, decision, p)
         if not decision.passed:
             return self._refusal(question, klass, subject, "selected_text", Reason.SELECTED_TEXT_INSUFFICIENT, timer,
                                  checks=decision.checks, confidence=decision.confidence,
                                  sources=(Source.from_hit(1, hit),), notes=tuple(notes), measures=decision.values,
                                  lang=lang)
         sources = [Source.from_hit(1, hit)]
-        return self._answer_and_check(question, klass, subject, "selected_text", decision, sources, (), timer, None,
-                                      on_token, notes, found, lang)
+        return self._answer_and_check(q, klass, subject, "selected_text", decision, sources, (), timer, None,
+                                      on_token, notes, found)
 
     def _on_page(self, klass: str, subject: str, passage: Passage) -> bool:
         try:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
-from tutor.text.language import detect_language
+from tutor.text.language import passage_language
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
 if TYPE_CHECKING:
@@ -225,4 +225,4 @@ def book_language_note(ans: TutorAnswer) -> str:
     if ans.was_refusal or ans.language != "hi":
         return ""
     cited = ans.cited_sources
-    return BOOK_IN_ENGLISH_HI if cited and all(detect_language(s.text) == "en" for s in cited) else ""
+    return BOOK_IN_ENGLISH_HI if cited and all(passage_language(s.text) == "en" for s in cited) else ""

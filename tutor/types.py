@@ -243,6 +243,9 @@ class TutorAnswer:
     # `resolved_question` what retrieval, the gate and the answerer read ("" when the question stood alone)
     resolved_question: str = ""
     followup: bool = False
+    # what the tutor understood of the question (tutor.question.Question.understood): script, reading, terms, numbers,
+    # names, negation, the kind of answer asked for; shown in the diagnostics panel
+    understood: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed_checks(self) -> list[Check]:

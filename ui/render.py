@@ -242,6 +242,9 @@ def render_diagnostics(ans: TutorAnswer, *, key: str, staff: bool = False) -> No
     if getattr(ans, "followup", False):
         st.markdown(f"**Question as typed** {md(ans.question)} · **read as** {md(ans.resolved_question)} "
                     "(a follow-up, read with the previous question)")
+    if getattr(ans, "understood", None):  # tutor.question.Question.understood (absent from older audit rows)
+        st.markdown("**What the tutor understood** — "
+                    + " · ".join(f"{md(k)}: {md(v)}" for k, v in ans.understood.items()))
     if ans.error and staff:
         st.caption(f"Error logged for the maintainers: {md(ans.error)}")
     elif ans.error:  # internal errors name files and server paths: students get the code, staff the detail

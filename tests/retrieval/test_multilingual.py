@@ -14,9 +14,10 @@ from tests.helpers_safety import chunk, policy
 from tutor.errors import PolicyError
 from tutor.ingest.hindi_pdf import ocr_missing, repair, usability
 from tutor.policy import Policy, load_policy
+from tutor.question import answer_type, is_factoid
 from tutor.reasons import Reason
 from tutor.reasons import message as reason_message
-from tutor.safety.gate import answer_type, decide, is_factoid
+from tutor.safety.gate import decide
 from tutor.text.language import detect_language
 from tutor.text.sentences import sentence_spans
 from tutor.text.terms import TermStats, content_terms, key_numbers, negated, numbers

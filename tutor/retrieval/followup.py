@@ -8,10 +8,11 @@ a question that names its own topic is never touched, so a new topic is not mixe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from tutor.question import Question, as_question
 from tutor.reasons import Reason
-from tutor.text.language import detect_language
+from tutor.text.language import ENGLISH
 from tutor.text.terms import stem, stopwords, tokens
 from tutor.types import Check
 
@@ -100,10 +101,11 @@ def topic_phrase(question: str) -> str:
     return " ".join(words[at[0]:end]).strip(",;:")
 
 
-def followup_cues(question: str) -> tuple[str, ...]:
+def followup_cues(question: Question | str) -> tuple[str, ...]:
     """Why a question leans on the conversation (empty when it stands alone). English questions only."""
-    q = (question or "").strip()
-    if not q or detect_language(q) != "en":
+    read = as_question(question or "")
+    q = read.gate_text.strip()
+    if not q or read.detected_language != ENGLISH:
         return ()
     words = _words(q)
     own_topic = topic_words(q)
@@ -146,15 +148,16 @@ def own_words(question: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def resolve(question: str, previous=None) -> Resolution:
+def resolve(question: Question | str, previous=None) -> Resolution:
     """`question` rewritten against the previous turn (a TutorAnswer or None) when it is a follow-up.
 
     Pointing words are replaced by the previous topic ("What are its uses?" after "What is baking soda?" becomes
     "What are the uses of baking soda?"); an ellipsis swaps its phrase into the previous question ("And in plants?"
     after "How is food transported in animals?"); a bare "Why?" or "Give an example" gets the previous topic added.
     """
-    q = " ".join((question or "").split())
-    cues = followup_cues(q)
+    read = as_question(question or "")
+    q = " ".join(read.gate_text.split())
+    cues = followup_cues(replace(read, asked=q))
     if not cues:
         return Resolution(q, q, False)
     if previous is None:
@@ -249,7 +252,7 @@ def check_own_words(res: Resolution, evidence_texts: list[str], threshold: float
                  Reason.FOLLOWUP_NOT_COVERED)
 
 
-def resolve_on_shelf(question: str, klass: str, subject: str, previous=None) -> Resolution:
+def resolve_on_shelf(question: Question | str, klass: str, subject: str, previous=None) -> Resolution:
     """`resolve` against `previous` only when it was asked of the whole shelf of `klass` and `subject`: only such a
     turn is a conversation to lean on."""
     if previous is not None and (previous.mode != "library" or (str(previous.klass), previous.subject)

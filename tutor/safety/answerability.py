@@ -12,9 +12,10 @@ from typing import Protocol
 
 from tutor.answering.extractive import Draft
 from tutor.policy import Policy
+from tutor.question import Question, as_question
 from tutor.reasons import Reason, Tier
 from tutor.safety.gate import Candidate, GateDecision
-from tutor.text.language import ENGLISH, detect_language
+from tutor.text.language import ENGLISH, passage_language
 from tutor.types import AnswerSentence, Check, Hit, Source
 
 WINDOW = 3  # sentences a window holds, as in training (tutor/reader/examples.py)
@@ -82,9 +83,10 @@ def windows(candidates: Sequence[Candidate], n: int) -> list[Window]:
     return out
 
 
-def applies(question: str, wins: Sequence[Window]) -> bool:
+def applies(question: Question | str, wins: Sequence[Window]) -> bool:
     """The reader was trained on English (its encoder is English-only): it reads English questions and evidence."""
-    return detect_language(question) == ENGLISH and any(detect_language(w.text) == ENGLISH for w in wins)
+    return (as_question(question).detected_language == ENGLISH
+            and any(passage_language(w.text) == ENGLISH for w in wins))
 
 
 def finding(readings: Sequence, wins: Sequence[Window]) -> Finding | None:
@@ -109,24 +111,25 @@ def finding(readings: Sequence, wins: Sequence[Window]) -> Finding | None:
     return Finding(round(r.probability, 4), r.span if sentence else "", chunk.chunk_id, sentence, page, inside)
 
 
-def read_decision(reader: ReaderModel, question: str, decision: GateDecision,
+def read_decision(reader: ReaderModel, question: Question | str, decision: GateDecision,
                   policy: Policy) -> tuple[GateDecision, Finding | None]:
     """The gate's decision with the reader's check added: the question is answered only if some window of the
     evidence answers it with P >= min_reader_probability. Not applied (a passing check saying so) to questions or
     evidence not in English. A question the gate refused for low confidence alone (GateDecision.rescuable) is
     answered when the reader's P reaches min_rescue_reader_probability, and stays refused otherwise."""
+    q = as_question(question)
     rescue = decision.rescuable(policy)
     wins = windows(decision.candidates, policy.reader_windows)
     if not wins or not (decision.passed or rescue):
         return decision, None
-    if not applies(question, wins):
+    if not applies(q, wins):
         if rescue:
             return decision, None
         check = Check("reader", "gate", True, "not applied", policy.min_reader_probability,
                       "the answerability reader reads English only; this question or its evidence is not English",
                       Reason.READER_NOT_ANSWERABLE)
         return replace(decision, checks=decision.checks + (check,)), None
-    readings = reader.read(question, [w.text for w in wins])
+    readings = reader.read(q.gate_text, [w.text for w in wins])
     best = finding(readings, wins)
     assert best is not None
     # and the best P among the first k windows, for each k read: calibration chooses how many windows to read
@@ -164,47 +167,44 @@ def _rescued(decision: GateDecision, best: Finding, values: dict[str, float], po
                    tier=Tier.READER, values=values)
 
 
-def span_finding(span_reader: ReaderModel | None, question: str, decision: GateDecision, found: Finding | None,
+def span_finding(span_reader: ReaderModel | None, question: Question | str, decision: GateDecision,
+                 found: Finding | None,
                  policy: Policy) -> Finding | None:
     """Where the answer is, by the span reader (`policy.span_reader`), in the windows the gate's reader read, once a
-    short factual question passed (gate.asks_for_fact: the questions a bold first line answers); else the gate reader's
-    own finding. Decides nothing: only the direct answer and the sentence it leads come from it."""
-    from tutor.safety.gate import asks_for_fact
-
-    if span_reader is None or not policy.span_reader or not decision.passed or not asks_for_fact(question):
+    short factual question passed (Question.asks_fact: the questions a bold first line answers); else the gate
+    reader's own finding. Decides nothing: only the direct answer and the sentence it leads come from it."""
+    q = as_question(question)
+    if span_reader is None or not policy.span_reader or not decision.passed or not q.asks_fact:
         return found
     wins = windows(decision.candidates, policy.reader_windows)
-    return finding(span_reader.read(question, [w.text for w in wins]), wins) or found
+    return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins) or found
 
 
-def direct_answer(question: str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
+def direct_answer(question: Question | str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
     """The bold first line and its probability (lead_with_span asks only for a short factual question): the reader's
     most probable span inside the lead sentence that is of the kind the question asks for (a number for "how many", a
-    date for "when", a name for "who": gate.span_type),
+    date for "when", a name for "who": Question.span_type),
     shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
     no span is of that kind."""
-    from tutor.safety.gate import span_type
-
-    needs = span_type(question)
+    needs = as_question(question).span_type
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):
             return (text.strip(" ,;:"), p) if p >= policy.min_direct_answer_probability else ("", p)
     return "", None
 
 
-def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: str = "",
+def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: Question | str = "",
                    policy: Policy | None = None, measures: dict | None = None
                    ) -> tuple[Draft, list[Source], str, dict]:
-    """An extractive draft of a short factual question (gate.asks_for_fact) led by the sentence that holds the reader's
+    """An extractive draft of a short factual question (Question.asks_fact) led by the sentence that holds the reader's
     answer span (added, cited, when the answerer had not chosen it; the others follow in the book's reading order, at
     most max_answer_sentences in all; any other question keeps the answerer's order), with the
     citations renumbered in the order they appear; returns the draft, its sources, the direct answer ("" when there
     is none to show) and `measures` with its probability as `direct_p` (direct_answer; shown or not)."""
     from tutor.answering.compose import draft_text, in_reading_order, quotable, renumbered
-    from tutor.safety.gate import asks_for_fact
 
-    policy, measures = policy or Policy(), dict(measures or {})
-    if not asks_for_fact(question):  # "why", "explain": the answerer's best-covering sentence leads, not a span's
+    policy, measures, q = policy or Policy(), dict(measures or {}), as_question(question)
+    if not q.asks_fact:  # "why", "explain": the answerer's best-covering sentence leads, not a span's
         found = None
     n = next((s.n for s in sources if found is not None and s.chunk_id == found.chunk_id), None)
     lead_text = quotable(found.sentence) if found is not None and found.span else ""
@@ -215,7 +215,7 @@ def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source
     at = next((i for i, s in enumerate(sents) if " ".join(s.text.split()) == target), None)
     lead = sents.pop(at) if at is not None else AnswerSentence(lead_text, (n,), found.page)
     ordered = tuple(in_reading_order(lead, sents, sources, policy.max_answer_sentences))
-    direct, p = direct_answer(question, found, lead_text, policy)
+    direct, p = direct_answer(q, found, lead_text, policy)
     if p is not None:
         measures["direct_p"] = round(p, 4)
     led, renumbered_sources = renumbered(replace(draft, text=draft_text(ordered), sentences=ordered), sources)

@@ -29,11 +29,11 @@ from dataclasses import replace
 import numpy as np
 
 from tutor.policy import Policy
+from tutor.question import Question, as_question
 from tutor.reader.model import Reading
 from tutor.reasons import Reason, Tier
 from tutor.safety.answerability import WINDOW, Finding, ReaderModel, Window, centred, finding, window_at
 from tutor.safety.gate import Candidate, GateDecision
-from tutor.text.terms import has_devanagari
 from tutor.types import Check, Hit
 
 NOT_APPLIED = ("confidence, term and cue checks compare words of one language: not applied to a Hindi question "
@@ -175,14 +175,16 @@ def _reader_units(judge: ReaderModel, question: str, hits: Sequence[Hit], n: int
     return found, wins[i], 0, [w.hit for w in wins], [r.probability for r in readings]
 
 
-def cross_decision(judge: ReaderModel, question: str, hits: Sequence[Hit], gate: GateDecision,
+def cross_decision(judge: ReaderModel, question: Question | str, hits: Sequence[Hit], gate: GateDecision,
                    policy: Policy) -> tuple[GateDecision, Finding | None]:
     """The decision for a Hindi question asked of an English shelf: answered when the judge scores some evidence chunk
     (e5) or window (reader) of the first `cross_lingual_chunks` at min_cross_lingual_score or more, with that chunk as
     the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics). A Hinglish question
     (Latin letters) is held to its own threshold, `hinglish_cross_lingual_score`: e5's cosines of romanised Hindi sit
-    on another scale."""
-    if not has_devanagari(question):
+    on another scale. The judge reads the student's own words (`Question.text`), not the English reading."""
+    q = as_question(question)
+    question = q.text
+    if not q.in_devanagari:
         if not policy.hinglish_cross_lingual_score:  # Hinglish is not judged across languages: the refusal stands
             return gate, None
         policy = policy.with_values(min_cross_lingual_score=policy.hinglish_cross_lingual_score)

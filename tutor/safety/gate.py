@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 
 from tutor.ingest.chunking import is_asking
 from tutor.policy import Policy
+from tutor.question import Question, as_question
 from tutor.reasons import Reason, Tier
 from tutor.store.shelf import ShelfKey
-from tutor.text.language import detect_language
-from tutor.text.terms import TermStats, content_terms, has_phrase, key_numbers, name_phrases, negated, numbers, term_set
+from tutor.text.language import passage_language
+from tutor.text.terms import TermStats, content_terms, has_phrase, negated, numbers, term_set
 from tutor.types import Check, Hit
 
 GATE = "gate"
@@ -63,9 +64,9 @@ class GateDecision:
                 and failed[0].value >= policy.min_rescue_confidence)
 
 
-def term_weights(question: str, stats: TermStats) -> dict[str, float]:
+def term_weights(question: Question | str, stats: TermStats) -> dict[str, float]:
     """IDF weight of each content term of the question on this shelf."""
-    return {t: stats.idf(t) for t in content_terms(question)}
+    return as_question(question).weights(stats)
 
 
 def weighted_share(weights: dict[str, float], present: set[str]) -> float:
@@ -73,15 +74,14 @@ def weighted_share(weights: dict[str, float], present: set[str]) -> float:
     return sum(w for t, w in weights.items() if t in present) / total if total else 0.0
 
 
-def rank_sentences(question: str, evidence: list[Hit], weights: dict[str, float]) -> list[Candidate]:
+def rank_sentences(question: Question | str, evidence: list[Hit], weights: dict[str, float]) -> list[Candidate]:
     """Sentences of the evidence that state something, best first by how much of the question they cover.
 
     A sentence's coverage blends its own terms with its neighbours' (an answer often spans two sentences);
     questions and numbered tasks printed in the text are never candidates.
     """
-    q_numbers = key_numbers(question)
-    q_negated = negated(question)
-    q_type = answer_type(question)
+    q = as_question(question)
+    q_numbers, q_negated, q_type = q.numbers, q.negated, q.answer_type
     out: list[Candidate] = []
     for hit in evidence:
         sents = hit.chunk.sentence_texts()
@@ -127,80 +127,6 @@ def definition_sentence(question: str, candidates: list[Candidate]) -> Candidate
     return None
 
 
-_NUMBER_WORDS = (r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
-                 r"hundred|thousand|million|billion|half|dozen|several|many|few)\b")
-_MONTHS = r"January|February|March|April|May|June|July|August|September|October|November|December"
-_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
-    (re.compile(r"^(?:how\s+(?:many|much|long|far|old|big|large|high|tall)|what\s+(?:percentage|percent|proportion|"
-                r"fraction|number|amount)|at\s+what\s+(?:age|rate|speed|temperature))\b", re.I),
-     re.compile(_NUMBER_WORDS, re.I)),
-    # "When did/was ...?" asks for a time; "When does a short circuit occur?" asks for a condition
-    (re.compile(r"^(?:when\s+(?:did|was|were|had)|in\s+(?:what|which)\s+(?:year|century|decade|month)|"
-                r"what\s+(?:year|century|decade|date))\b", re.I),
-     re.compile(r"\d|\b(?:" + _MONTHS + r")\b|\bcentury\b|\b(?:before|after|during|until|since)\b", re.I)),
-    (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\b(?:[A-Z]{2,})\b")),
-]
-
-
-# Hindi: कितना/कितने/कितनी asks for a quantity, कब and किस वर्ष for a time (anywhere: Hindi puts them mid-sentence)
-_HINDI_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
-    (re.compile(r"कितन[ाेी]"),
-     re.compile(r"\d|(?<![\u0900-\u097f])(?:एक|दो|तीन|चार|पांच|पाँच|छह|सात|आठ|नौ|दस|बीस|सौ|हजार|हज़ार|लाख|करोड़|आधा|आधे)"
-                r"(?![\u0900-\u097f])")),
-    (re.compile(r"(?<![\u0900-\u097f])कब(?![\u0900-\u097f])|किस\s+(?:वर्ष|साल|सदी|शताब्दी|महीने)"),
-     re.compile(r"\d|वर्ष|सदी|शताब्दी|पहले|बाद|दौरान|तक")),
-]
-_HINDI_FACTOID = re.compile(r"कितन[ाेी]|(?<![\u0900-\u097f])"
-                            r"(?:कब|कौन|कौनसा|कौनसी|कौनसे|किस|किसे|किन|कहां|कहाँ)(?![\u0900-\u097f])")
-_HINDI_EXPLAIN = re.compile(r"क्यों|कैसे|समझाइए|वर्णन|व्याख्या|कारण")
-
-
-def answer_type(question: str) -> re.Pattern[str] | None:
-    """What a factual question's answer must contain: a number (how many), a date (when), a name (who)."""
-    q = question.strip()
-    if detect_language(q) == "hi":
-        return next((needs for asks, needs in _HINDI_ANSWER_TYPES if asks.search(q)), None)
-    for asks, needs in _ANSWER_TYPES:
-        if asks.match(q):
-            return needs
-    return None
-
-
-_WHO = re.compile(r"^(?:who|whom|whose)\b", re.I)
-_NAMED = re.compile(r"\b[A-Z][a-z]+|\b[A-Z]{2,}\b")  # a span that names someone: a capitalised word or an acronym
-
-
-_ASKS_FACT = re.compile(r"^(?:\S+\s+){0,4}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
-                        r"big|high)|name)\b(?!.*\b(?:why|reasons?|explain|describe)\b)", re.I)
-
-
-def asks_for_fact(question: str) -> bool:
-    """A short factual question in English, the kind a bold first line answers: a question word at most four words
-    in ("In which organs ...?", "On average, what percentage ...?"), one sentence, not asking why or to explain."""
-    q = question.strip()
-    return bool(_ASKS_FACT.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
-
-
-def span_type(question: str) -> re.Pattern[str] | None:
-    """What an answer span itself must contain (answer_type reads a window, where a name follows another word; a
-    span may be the name alone): a number, a date, or a capitalised word for "who"."""
-    q = question.strip()
-    if detect_language(q) != "hi" and _WHO.match(q):
-        return _NAMED
-    return answer_type(q)
-
-
-_FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b"
-                      r"(?!.*\b(?:why|reasons?|explain)\b)", re.I)
-
-
-def is_factoid(question: str) -> bool:
-    """A one-sentence question after a fact (what, which, who, when, where, how many), not an explanation: only such
-    questions are held to the numbers and negations they contain (an explanation may rightly word things apart)."""
-    q = question.strip()
-    if detect_language(q) == "hi":
-        return bool(_HINDI_FACTOID.search(q)) and not _HINDI_EXPLAIN.search(q) and q.count("?") <= 1
-    return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
 _DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b"
                       r"|\bis the (?:process|property)\b", re.I)
 _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
@@ -221,15 +147,17 @@ def _confidence(adjusted: float, policy: Policy) -> float:
 
 
 def decide(
-    question: str,
+    question: Question | str,
     hits: list[Hit],
     policy: Policy,
     stats: TermStats,
     other_shelves: list[tuple[ShelfKey, float]] = (),  # type: ignore[assignment]
     rerank: dict[str, float] | None = None,
 ) -> GateDecision:
-    """Decide whether to answer from `hits` (best first, cosine scores) on the chosen shelf."""
-    q_lang = detect_language(question)
+    """Decide whether to answer from `hits` (best first, cosine scores) on the chosen shelf. `question`: the
+    pipeline's Question (tutor/question.py); a plain string is read as Question.of reads it."""
+    q = as_question(question)
+    question, q_lang = q.gate_text, q.detected_language
     dropped: list[tuple[Hit, str]] = []
     usable: list[Hit] = []
     for h in hits:
@@ -257,7 +185,7 @@ def decide(
         # answers come in the student's language where the chapter is in that language: on a bilingual shelf, when
         # the band holds chunks in the question's language, only those are evidence (a Hindi question is answered
         # from the Hindi chapter, in Hindi); otherwise the other language's chunks answer (quoted as printed)
-        same_language = [h for h in in_band if detect_language(h.chunk.text) == q_lang]
+        same_language = [h for h in in_band if passage_language(h.chunk.text) == q_lang]
         evidence = (same_language or in_band)[: policy.max_evidence]
         near = [h for h in usable if h not in evidence and h.score >= band - policy.near_miss_margin]
     for h in usable:
@@ -277,11 +205,11 @@ def decide(
     # English chapter is judged on scores alone. Numbers and negation apply to Hindi too (Devanagari digits read as
     # ASCII, नहीं/न/बिना). Definitions ("What is X?") and names (capital letters) are English-only; answer type covers
     # Hindi कितने (a number) and कब (a time).
-    lexical = not evidence or any(detect_language(h.chunk.text) == q_lang for h in evidence)
-    weights = term_weights(question, stats) if lexical else {}
+    lexical = not evidence or any(passage_language(h.chunk.text) == q_lang for h in evidence)
+    weights = q.weights(stats) if lexical else {}
     unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
     adjusted = best - policy.unknown_term_penalty * unknown
-    candidates = rank_sentences(question, evidence, weights) if evidence else []
+    candidates = rank_sentences(q, evidence, weights) if evidence else []
     definition = definition_sentence(question, candidates) if policy.accept_definitions and rerank is None else None
     checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score or definition is not None, round(best, 4),
                         policy.offtopic_max_score, "best evidence score on the chosen shelf"
@@ -323,7 +251,7 @@ def decide(
                         "share of the question's terms in the best sentence of the evidence"
                         + ("" if lexical else " (not measured: the evidence is in another language)"),
                         Reason.NOT_ANSWERABLE))
-    q_numbers = key_numbers(question) if is_factoid(question) else set()
+    q_numbers = set(q.numbers) if q.factoid else set()
     # the numbers a factual question turns on must occur somewhere in the evidence (not necessarily the chosen sentence)
     numbers_ok = q_numbers <= numbers(" ".join(h.chunk.text for h in evidence)) if q_numbers else True
     if policy.require_question_numbers and q_numbers:
@@ -332,7 +260,7 @@ def decide(
 
     # a factual question asking what is NOT so ("Which city did not ...?") must find a negation beside its answer;
     # a why/how question about a negative fact ("Why does dry HCl not ...?") asks for an explanation instead
-    factoid_negated = negated(question) and is_factoid(question)
+    factoid_negated = q.negated and q.factoid
     polarity_ok = any(c.polarity_ok for c in candidates[:3]) if factoid_negated else True
     if policy.require_negation_match and factoid_negated:
         checks.append(Check("negation", GATE, polarity_ok, "negated question", "negation beside the answer",
@@ -340,14 +268,14 @@ def decide(
 
     # the names a factual question turns on ("New France", "Circuit Switching") must occur in the evidence
     evidence_words = _words(" ".join(h.chunk.text for h in evidence))
-    q_names = name_phrases(question) if is_factoid(question) else []
+    q_names = list(q.names) if q.factoid else []
     missing_names = [n for n in q_names if not has_phrase(evidence_words, n)]
     if policy.require_names and q_names:
         checks.append(Check("names", GATE, not missing_names, ", ".join(missing_names) or "all present", "present",
                             "names in the question must occur in the evidence", Reason.NOT_ANSWERABLE))
 
-    type_ok = any(c.type_ok for c in candidates[:3]) if answer_type(question) is not None else True
-    if policy.require_answer_type and answer_type(question) is not None:
+    type_ok = any(c.type_ok for c in candidates[:3]) if q.answer_type is not None else True
+    if policy.require_answer_type and q.answer_type is not None:
         checks.append(Check("answer_type", GATE, type_ok, "typed question", "that type beside the answer",
                             "a how-many, when or who question needs a number, a date or a name beside the answer",
                             Reason.NOT_ANSWERABLE))

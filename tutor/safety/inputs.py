@@ -4,24 +4,21 @@ refusal."""
 from __future__ import annotations
 
 from tutor.policy import Policy
+from tutor.question import Question, as_question
 from tutor.reasons import Reason
-from tutor.text.hinglish import is_hinglish
-from tutor.text.language import devanagari_language, latin_language, unread_script
 
 
-def input_refusal(question: str, passage: str | None, policy: Policy) -> tuple[Reason, str] | None:
+def input_refusal(question: Question | str, passage: str | None, policy: Policy) -> tuple[Reason, str] | None:
     """The reason and the note for the log, or None when the question may go on."""
-    if len(question) > policy.max_question_chars:
-        return Reason.QUESTION_TOO_LONG, (f"the question had {len(question):,} characters; the limit is "
+    q = as_question(question)
+    if len(q.typed) > policy.max_question_chars:
+        return Reason.QUESTION_TOO_LONG, (f"the question had {len(q.typed):,} characters; the limit is "
                                           f"{policy.max_question_chars:,} (max_question_chars)")
-    script = unread_script(question)
-    if script:  # a Tamil or Urdu question would be matched to an English or Hindi book only by accident, and wrongly
-        return Reason.UNREAD_LANGUAGE, (f"the question is written in {script} script; the tutor reads English and "
-                                        "Hindi (Devanagari or Latin letters)")
-    language = devanagari_language(question) or (None if is_hinglish(question) else latin_language(question))
-    if language:  # "¿Qué es la ley de Ohm?" is about the book: refused for its language, not as off-topic
-        return Reason.UNREAD_LANGUAGE, (f"the question seems to be in {language} (its function words); the tutor "
-                                        "reads English and Hindi (Devanagari or Latin letters)")
+    # a Tamil or Urdu question would be matched to an English or Hindi book only by accident, and wrongly; "¿Qué es la
+    # ley de Ohm?" is about the book: refused for its language, not as off-topic (Question.read says which)
+    if q.unread_language:
+        return Reason.UNREAD_LANGUAGE, (f"{q.unread_language}; the tutor reads English and Hindi (Devanagari or Latin "
+                                        "letters)")
     if passage is not None and len(passage) > policy.max_passage_chars:
         return Reason.PASSAGE_TOO_LONG, (f"the passage had {len(passage):,} characters; the limit is "
                                          f"{policy.max_passage_chars:,} (max_passage_chars)")

@@ -44,6 +44,12 @@ def detect_language(text: str) -> str:
     return HINDI if devanagari_share(text) >= HINDI_SHARE else ENGLISH
 
 
+def passage_language(text: str) -> str:
+    """The language of a passage of the book (a chunk, a window, a cited sentence), as detect_language reads it. The
+    stages below the pipeline call this one only: a question's language is read once, in tutor/question.py."""
+    return detect_language(text)
+
+
 def script_of(ch: str) -> str:
     """The Unicode script of a letter, as the first word of its name ("TAMIL", "LATIN"); "" for a character without
     a name."""

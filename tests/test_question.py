@@ -1,0 +1,87 @@
+"""The question read once (tutor/question.py, issue 38): what Question.read makes of typed text, the facts it works
+out once, and the gate run on a Question built by hand."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+import tutor.question as question_module
+from tutor.question import DEVANAGARI, HINGLISH, LATIN, Question
+from tutor.safety.gate import decide
+from tutor.text.terms import TermStats
+
+from helpers_safety import LIGHT, check, hits, policy
+
+REFRACTION = LIGHT[0]
+STATS = TermStats([c.text for c in LIGHT])
+
+
+@pytest.mark.parametrize("typed, script, language", [
+    ("What is refraction of light?", LATIN, "en"),
+    ("प्रकाश का अपवर्तन क्या है?", DEVANAGARI, "hi"),
+    ("prakash ka apvartan kya hai", HINGLISH, "hi"),
+])
+def test_read_names_the_script_and_the_language_of_the_reply(typed, script, language):
+    q = Question.read(f"  {typed} ")
+    assert (q.typed, q.script, q.language, q.unread_language) == (typed, script, language, "")
+    assert bool(q.reading) is (script == HINGLISH)  # Hinglish gets its first English reading at once
+    assert q.reading.startswith("what is") or not q.reading
+
+
+def test_read_says_what_it_cannot_read():
+    assert "Tamil" in Question.read("ஒளி விலகல் என்றால் என்ன?").unread_language.title()
+    assert "spanish" in Question.read("¿Qué es la ley de Ohm y para qué sirve?").unread_language.lower()
+
+
+def test_read_collapses_faux_bold_and_keeps_what_was_typed():
+    q = Question.read("What is JJJJute?")
+    assert q.typed == "What is JJJJute?" and q.text != q.typed
+
+
+def test_the_gate_reads_asked_once_it_is_set():
+    q = Question.read("What is it?")
+    assert q.gate_text == "What is it?"
+    q = replace(q, resolved="What is refraction?", asked="What is refraction of light?")
+    assert q.gate_text == "What is refraction of light?"
+    assert q.terms == ("refraction", "light")
+
+
+def test_facts_are_worked_out_once(monkeypatch):
+    calls = []
+    real = question_module.key_numbers
+    monkeypatch.setattr(question_module, "key_numbers", lambda t: calls.append(t) or real(t))
+    q = Question.of("How many years after 1947 did India adopt its constitution?")
+    assert q.numbers == q.numbers == frozenset({"1947"})
+    assert calls == ["How many years after 1947 did India adopt its constitution?"]
+    assert q.factoid and q.asks_fact and q.answer_type is not None
+
+
+def test_understood_says_what_was_read_and_leaves_out_what_is_empty():
+    q = replace(Question.read("प्रकाश का अपवर्तन क्या है?"), reading="what is refraction of light",
+                read_from="Hindi", unread=("अपवर्तन",), asked="what is refraction of light")
+    shown = q.understood()
+    assert shown["script"] == DEVANAGARI and shown["reading"] == "what is refraction of light"
+    assert shown["unread words"] == "अपवर्तन" and shown["terms"] == "refraction, light"
+    assert "numbers" not in shown and "negated" not in shown
+
+
+def test_a_question_built_by_hand_runs_through_the_gate_as_its_english_reading():
+    """The student's words are Devanagari; the gate reads the English reading the pipeline set, and decides as it
+    does for that English question typed."""
+    q = Question(typed="प्रकाश का अपवर्तन क्या है?", text="प्रकाश का अपवर्तन क्या है?", language="hi",
+                 script=DEVANAGARI, reading="What is refraction of light?", read_from="Hindi",
+                 asked="What is refraction of light?")
+    p = policy(min_confidence=0.5, min_mean_confidence=0.0)
+    by_hand = decide(q, hits((REFRACTION, 0.7)), p, STATS)
+    typed = decide("What is refraction of light?", hits((REFRACTION, 0.7)), p, STATS)
+    assert by_hand.passed and by_hand.reason == typed.reason == "answered"
+    assert [(c.name, c.passed, c.value) for c in by_hand.checks] == [(c.name, c.passed, c.value) for c in typed.checks]
+    assert check(by_hand.checks, "term_coverage").passed  # its terms are the reading's, not the Devanagari words'
+
+
+def test_the_gate_holds_a_factual_question_to_the_numbers_it_was_given():
+    q = replace(Question.of("How many moons did Galileo see in 1610?"), asked="How many moons did Galileo see in 1610?")
+    d = decide(q, hits((REFRACTION, 0.9)), policy(min_confidence=0.0, min_mean_confidence=0.0, min_term_coverage=0.0,
+                                                  offtopic_max_score=0.0), STATS)
+    assert not check(d.checks, "question_numbers").passed and d.reason == "not_answerable"

@@ -1,0 +1,211 @@
+"""The question, read once: made at the entrance of `Tutor.ask` and handed to retrieval, the gate, the reader, the
+answerer and the checks, so that none of them detects its language or tokenises it again.
+
+`Question.read` takes what the student typed: valid Unicode, faux bold collapsed, its script and the language its
+refusals are written in, a script or a language the tutor cannot read, and a Hinglish question's first English
+reading. The pipeline then adds, as it learns them, the reading through the shelf's dictionary (and the words it could
+not read), the follow-up resolution and the spelling repairs (`dataclasses.replace`: the object stays frozen). The
+facts of the text the gate reads (`asked`) are worked out the first time a stage asks and kept: content terms,
+numbers, names, negation, whether it asks for a fact and what kind of answer it wants.
+
+The question's form (answer_type, asks_for_fact, span_type, is_factoid) is defined here, on plain strings, for the
+stages that read a string that is not the question (a test, a calibration script).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from tutor.text.hinglish import english_reading, is_hinglish
+from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_language, latin_language, unread_script
+from tutor.text.normalize import collapse_glyphs
+from tutor.text.terms import TermStats, content_terms, has_devanagari, key_numbers, name_phrases, negated, valid_text
+
+LATIN, DEVANAGARI, HINGLISH = "latin", "devanagari", "hinglish"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as the tutor understood it (see the module's docstring). `asked` is what retrieval and the gate
+    read: the English reading, resolved against the conversation, with misspelt words mended; `text` until then."""
+
+    typed: str  # as the student typed it (valid Unicode, stripped): what the log and the page show
+    text: str  # as read: faux bold pasted from a chapter collapsed ("JJJJJute" -> "Jute")
+    language: str = ENGLISH  # the language its refusals, reasons and notes are written in (HINDI for Hinglish too)
+    script: str = LATIN  # LATIN, DEVANAGARI or HINGLISH (Hindi typed in Latin letters)
+    unread_language: str = ""  # a script or a language the tutor cannot read, with why ("" when it can)
+    reading: str = ""  # the English reading of a Hindi or Hinglish question ("" for English)
+    read_from: str = ""  # what the reading was made from: "Hindi" or "Hinglish"
+    unread: tuple[str, ...] = ()  # Hindi words no dictionary read (named to the student on a refusal)
+    resolved: str = ""  # after the follow-up resolution (tutor/retrieval/followup.py); "" until it is made
+    followup: bool = False  # it leaned on the conversation's previous turn
+    asked: str = ""  # what retrieval and the gate read; "" until the pipeline sets it (then `text` is read)
+    repairs: tuple[str, ...] = ()  # spelling repairs, as the diagnostics' notes
+
+    @classmethod
+    def read(cls, typed: str) -> Question:
+        """What the typed text says about itself, before any shelf is read."""
+        typed = valid_text(typed or "").strip()
+        text = collapse_glyphs(typed)
+        hinglish = is_hinglish(text)
+        devanagari = not hinglish and detect_language(text) == HINDI
+        script = HINGLISH if hinglish else DEVANAGARI if devanagari else LATIN
+        foreign = unread_script(typed)
+        if foreign:
+            why = f"the question is written in {foreign} script"
+        else:
+            lang = devanagari_language(typed) or (None if is_hinglish(typed) else latin_language(typed))
+            why = f"the question seems to be in {lang} (its function words)" if lang else ""
+        return cls(typed, text, HINDI if script != LATIN else ENGLISH, script, why,
+                   reading=english_reading(text) if hinglish else "", read_from="Hinglish" if hinglish else "")
+
+    @classmethod
+    def of(cls, text: str) -> Question:
+        """A question read as the gate reads it, with no conversation or shelf (tests, adapters, scripts)."""
+        return replace(cls.read(text), typed=text, text=text, asked=text)
+
+    # ------------------------------------------------------------------ what the gate reads, worked out once
+    @property
+    def gate_text(self) -> str:
+        return self.asked or self.resolved or self.reading or self.text
+
+    @cached_property
+    def detected_language(self) -> str:
+        """The language of what the gate reads (English for a Hindi question's English reading)."""
+        return detect_language(self.gate_text)
+
+    @cached_property
+    def terms(self) -> tuple[str, ...]:
+        return tuple(content_terms(self.gate_text))
+
+    def weights(self, stats: TermStats) -> dict[str, float]:
+        """IDF weight of each content term on this shelf."""
+        return {t: stats.idf(t) for t in self.terms}
+
+    @cached_property
+    def numbers(self) -> frozenset[str]:
+        return frozenset(key_numbers(self.gate_text))
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name_phrases(self.gate_text))
+
+    @cached_property
+    def negated(self) -> bool:
+        return negated(self.gate_text)
+
+    @cached_property
+    def factoid(self) -> bool:
+        return is_factoid(self.gate_text, self.detected_language)
+
+    @cached_property
+    def asks_fact(self) -> bool:
+        return asks_for_fact(self.gate_text)
+
+    @cached_property
+    def answer_type(self) -> re.Pattern[str] | None:
+        return answer_type(self.gate_text, self.detected_language)
+
+    @cached_property
+    def span_type(self) -> re.Pattern[str] | None:
+        return span_type(self.gate_text, self.detected_language)
+
+    @cached_property
+    def in_devanagari(self) -> bool:
+        """Any Devanagari letter in the student's own words."""
+        return has_devanagari(self.text)
+
+    def understood(self) -> dict[str, str]:
+        """What the tutor understood, for the diagnostics panel and the audit log (only what is not empty)."""
+        kind = self.answer_type
+        shown = {
+            "script": self.script, "language": self.language, "reading": self.reading,
+            "read from": self.read_from if self.reading else "", "unread words": ", ".join(self.unread),
+            "follow-up": self.resolved if self.followup else "", "spelling": "; ".join(self.repairs),
+            "asked": self.gate_text if self.gate_text != self.typed else "",
+            "terms": ", ".join(self.terms), "numbers": ", ".join(sorted(self.numbers)),
+            "names": ", ".join(self.names), "negated": "yes" if self.negated else "",
+            "factual": "yes" if self.factoid else "",
+            "answer type": next((name for name, pattern in _TYPE_NAMES if kind is not None and kind is pattern), ""),
+        }
+        return {k: v for k, v in shown.items() if v}
+
+
+# ---------------------------------------------------------------------------------------------- the question's form
+_NUMBER_WORDS = (r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
+                 r"hundred|thousand|million|billion|half|dozen|several|many|few)\b")
+_MONTHS = r"January|February|March|April|May|June|July|August|September|October|November|December"
+_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"^(?:how\s+(?:many|much|long|far|old|big|large|high|tall)|what\s+(?:percentage|percent|proportion|"
+                r"fraction|number|amount)|at\s+what\s+(?:age|rate|speed|temperature))\b", re.I),
+     re.compile(_NUMBER_WORDS, re.I)),
+    # "When did/was ...?" asks for a time; "When does a short circuit occur?" asks for a condition
+    (re.compile(r"^(?:when\s+(?:did|was|were|had)|in\s+(?:what|which)\s+(?:year|century|decade|month)|"
+                r"what\s+(?:year|century|decade|date))\b", re.I),
+     re.compile(r"\d|\b(?:" + _MONTHS + r")\b|\bcentury\b|\b(?:before|after|during|until|since)\b", re.I)),
+    (re.compile(r"^(?:who|whom|whose)\b", re.I), re.compile(r"(?<=[a-z,;] )[A-Z][a-z]+|\b(?:[A-Z]{2,})\b")),
+]
+
+# Hindi: कितना/कितने/कितनी asks for a quantity, कब and किस वर्ष for a time (anywhere: Hindi puts them mid-sentence)
+_HINDI_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+    (re.compile(r"कितन[ाेी]"),
+     re.compile(r"\d|(?<![\u0900-\u097f])(?:एक|दो|तीन|चार|पांच|पाँच|छह|सात|आठ|नौ|दस|बीस|सौ|हजार|हज़ार|लाख|करोड़|आधा|आधे)"
+                r"(?![\u0900-\u097f])")),
+    (re.compile(r"(?<![\u0900-\u097f])कब(?![\u0900-\u097f])|किस\s+(?:वर्ष|साल|सदी|शताब्दी|महीने)"),
+     re.compile(r"\d|वर्ष|सदी|शताब्दी|पहले|बाद|दौरान|तक")),
+]
+_HINDI_FACTOID = re.compile(r"कितन[ाेी]|(?<![\u0900-\u097f])"
+                            r"(?:कब|कौन|कौनसा|कौनसी|कौनसे|किस|किसे|किन|कहां|कहाँ)(?![\u0900-\u097f])")
+_HINDI_EXPLAIN = re.compile(r"क्यों|कैसे|समझाइए|वर्णन|व्याख्या|कारण")
+_WHO = re.compile(r"^(?:who|whom|whose)\b", re.I)
+_NAMED = re.compile(r"\b[A-Z][a-z]+|\b[A-Z]{2,}\b")  # a span that names someone: a capitalised word or an acronym
+_TYPE_NAMES = [("a number", _ANSWER_TYPES[0][1]), ("a time", _ANSWER_TYPES[1][1]), ("a name", _ANSWER_TYPES[2][1]),
+               ("a number", _HINDI_ANSWER_TYPES[0][1]), ("a time", _HINDI_ANSWER_TYPES[1][1])]
+_ASKS_FACT = re.compile(r"^(?:\S+\s+){0,4}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
+                        r"big|high)|name)\b(?!.*\b(?:why|reasons?|explain|describe)\b)", re.I)
+_FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b"
+                      r"(?!.*\b(?:why|reasons?|explain)\b)", re.I)
+
+
+def answer_type(question: str, language: str | None = None) -> re.Pattern[str] | None:
+    """What a factual question's answer must contain: a number (how many), a date (when), a name (who).
+    `language`: the question's, when the caller knows it (else detected)."""
+    q = question.strip()
+    if (language or detect_language(q)) == HINDI:
+        return next((needs for asks, needs in _HINDI_ANSWER_TYPES if asks.search(q)), None)
+    for asks, needs in _ANSWER_TYPES:
+        if asks.match(q):
+            return needs
+    return None
+
+
+def asks_for_fact(question: str) -> bool:
+    """A short factual question in English, the kind a bold first line answers: a question word at most four words
+    in ("In which organs ...?", "On average, what percentage ...?"), one sentence, not asking why or to explain."""
+    q = question.strip()
+    return bool(_ASKS_FACT.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
+
+
+def span_type(question: str, language: str | None = None) -> re.Pattern[str] | None:
+    """What an answer span itself must contain (answer_type reads a window, where a name follows another word; a
+    span may be the name alone): a number, a date, or a capitalised word for "who"."""
+    q = question.strip()
+    language = language or detect_language(q)
+    if language != HINDI and _WHO.match(q):
+        return _NAMED
+    return answer_type(q, language)
+
+
+def is_factoid(question: str, language: str | None = None) -> bool:
+    """A one-sentence question after a fact (what, which, who, when, where, how many), not an explanation: only such
+    questions are held to the numbers and negations they contain (an explanation may rightly word things apart)."""
+    q = question.strip()
+    if (language or detect_language(q)) == HINDI:
+        return bool(_HINDI_FACTOID.search(q)) and not _HINDI_EXPLAIN.search(q) and q.count("?") <= 1
+    return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
+
+
+def as_question(question: Question | str) -> Question:
+    """A stage's argument as a Question (a plain string is read as `Question.of` reads it)."""
+    return question if isinstance(question, Question) else Question.of(question)
