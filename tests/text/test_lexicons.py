@@ -208,16 +208,16 @@ def test_the_reading_dictionary_merges_what_the_policy_turns_on(monkeypatch, tmp
         fh.write("english\tpos\thindi\n" + "".join(f"{r['english']}\t{r['pos']}\t{r['hindi']}\n" for r in ROWS))
     monkeypatch.setattr(lx, "load_dictionary", lambda: freedict)
     monkeypatch.setattr(lx, "SHABDANJALI", path)
-    assert lx.reading_dictionary(False, env={}) is freedict  # off: FreeDict alone, as before
-    on = lx.reading_dictionary(True, env={})
+    assert lx.reading_dictionary(False) is freedict  # off: FreeDict alone, as before
+    on = lx.reading_dictionary(True)
     assert on.sources == 2 and on.get(h("हृदय")) == ("heart",)
-    assert lx.reading_dictionary(True, env={}) is on  # merged once
+    assert lx.reading_dictionary(True) is on  # merged once
     monkeypatch.setattr(lx, "load_dictionary", lambda: None)  # no FreeDict installed: Shabdanjali alone still reads
-    assert lx.reading_dictionary(True, env={}).get(h("हृदय")) == ("heart",)
-    assert lx.reading_dictionary(False, env={}) is None
+    assert lx.reading_dictionary(True).get(h("हृदय")) == ("heart",)
+    assert lx.reading_dictionary(False) is None
     other = invert(parse_dictd("heart /h/ <N>\n1. कलेजा\n"))  # another FreeDict file: merged anew, never a stale merge
     monkeypatch.setattr(lx, "load_dictionary", lambda: other)
-    assert lx.reading_dictionary(True, env={}).get(h("कलेजा")) == ("heart",)
+    assert lx.reading_dictionary(True).get(h("कलेजा")) == ("heart",)
 
 
 # ---------------------------------------------------------------- the shipped files

@@ -3,16 +3,16 @@ Shabdanjali's English-Hindi dictionary, read as Hindi phrase -> English, and the
 
 `reading_dictionary` merges, in this order: FreeDict's English-Hindi with the countries' names (where Debian installs
 it: tutor/text/hindi_dictionary.py), Shabdanjali (IIIT Hyderabad, GPL, shipped as its own data file), and, for
-measurement only, a subject glossary named by `$TUTOR_HINDI_GLOSSARY` (its licence is unstated: never shipped). A
-phrase's English comes one tier per source (`Dictionary.senses`): the reading takes the first source whose senses the
-shelf uses (tutor/text/hindi_english.py: `choose_tiers`), so FreeDict's readings stay where they read, and
-Shabdanjali reads what FreeDict lacks (हृदय, साल, लोकतंत्र, विद्युत, मात्रक) or reads off the shelf (पौधा: "kelp").
+measurement only, a subject glossary passed in (its licence is unstated: never shipped, never read by the tutor;
+scripts/xling_lookup_coverage.py measures it). A phrase's English comes one tier per source (`Dictionary.senses`): the
+reading takes the first source whose senses the shelf uses (tutor/text/hindi_english.py: `choose_tiers`), so FreeDict's
+readings stay where they read, and Shabdanjali reads what FreeDict lacks (हृदय, साल, लोकतंत्र, विद्युत, मात्रक) or
+reads off the shelf (पौधा: "kelp").
 """
 from __future__ import annotations
 
 import gzip
 import logging
-import os
 import threading
 from collections.abc import Iterator
 from functools import lru_cache
@@ -25,7 +25,6 @@ log = logging.getLogger(__name__)
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "lexicons"
 SHABDANJALI = SHIPPED / "shabdanjali-en-hi.tsv.gz"  # made by scripts/build_hindi_lexicons.py
 DAKSHINA = SHIPPED / "dakshina-hi-latin.tsv.gz"
-GLOSSARY_ENV = "TUTOR_HINDI_GLOSSARY"  # measurement only: ../shared/data/lexicons/glossaries-en-hi.tsv
 
 # the source's Hindi was typed in WX and converted: त (WX "w") slipped to ट (WX "t") in nasal and sibilant clusters
 # (लोकतण्ट्र, संयन्ट्र, वस्ट्र). Such a phrase is also listed as it should read; real ट्र (राष्ट्र) has no such cluster
@@ -102,16 +101,16 @@ def load_bilingual(path: Path) -> Dictionary | None:
     return _load_bilingual(str(path), path.stat().st_mtime) if path.is_file() else None
 
 
-def reading_dictionary(shabdanjali: bool = True, env: dict[str, str] | None = None) -> Dictionary | None:
+def reading_dictionary(shabdanjali: bool = True, glossary: Path | None = None) -> Dictionary | None:
     """The dictionary a Hindi reading uses: FreeDict (where installed), then Shabdanjali (with `shabdanjali`), then
-    the glossary `$TUTOR_HINDI_GLOSSARY` names (measurement only); None where there is none of them. Each source is
-    read once per file version (its own loader's cache); their merge once per set of sources."""
-    glossary = (os.environ if env is None else env).get(GLOSSARY_ENV, "")
+    a `glossary` in the same format (measurement only: ../shared/data/lexicons/glossaries-en-hi.tsv); None where
+    there is none of them. Each source is read once per file version (its own loader's cache); their merge once per
+    set of sources."""
     sources = [load_dictionary()]
     if shabdanjali:
         sources.append(load_bilingual(SHABDANJALI))
     if glossary:
-        sources.append(load_bilingual(Path(glossary)))
+        sources.append(load_bilingual(glossary))
     found = tuple(d for d in sources if d is not None)
     if len(found) < 2:
         return found[0] if found else None
