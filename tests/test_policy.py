@@ -171,6 +171,16 @@ def test_a_hinglish_reading_has_its_own_reader_threshold_where_the_policy_sets_o
         p.with_values(min_hinglish_reader_probability=1.5)
 
 
+def test_a_devanagari_reading_has_its_own_reader_threshold_where_the_policy_sets_one():
+    p = Policy().with_values(min_reader_probability=0.15, min_hinglish_reader_probability=0.55)
+    assert p.for_hindi(hinglish=False).min_reader_probability == 0.15  # 0: the common threshold
+    own = p.with_values(min_devanagari_reader_probability=0.35)
+    assert own.for_hindi(hinglish=False).min_reader_probability == 0.35
+    assert own.for_hindi(hinglish=True).min_reader_probability == 0.55  # Hinglish keeps its own
+    with pytest.raises(PolicyError):
+        p.with_values(min_devanagari_reader_probability=-0.1)
+
+
 def test_no_hindi_reading_is_rescued_from_a_low_confidence_refusal():
     p = Policy().with_values(min_rescue_confidence=0.35, min_rescue_reader_probability=0.8)
     for hinglish in (True, False):

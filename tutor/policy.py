@@ -109,6 +109,8 @@ class Policy:
                             "also on questions written as readings (data/models/reader-readings), where it ships")
     min_hinglish_reader_probability: float = _f(0.0, "the reader's probability a Hinglish question's reading needs "
                                                 "(0: min_reader_probability, as every question)", 0, 1)
+    min_devanagari_reader_probability: float = _f(0.0, "the reader's probability a Devanagari question's dictionary "
+                                                  "reading needs (0: min_reader_probability, as every question)", 0, 1)
     # the gate across languages (tutor/safety/crosslingual.py): what decides a Hindi question asked of a shelf with no
     # Hindi chapter, reading the student's own words
     cross_lingual: bool = _f(False, "let a cross-lingual judge decide Hindi (Devanagari) questions about English "
@@ -138,6 +140,14 @@ class Policy:
                                "where the dictionary has no entry for it")
     min_loanword_similarity: float = _f(0.9, "e5's cosine a Devanagari word and the shelf's word that sounds like it "
                                         "need to be read as one", 0, 1)
+    hindi_shabdanjali: bool = _f(False, "read a Devanagari question also with Shabdanjali's English-Hindi dictionary "
+                                 "(data/lexicons/), after FreeDict: its senses count where FreeDict's are none the "
+                                 "shelf uses (tutor/text/lexicons.py)")
+    hinglish_shabdanjali: bool = _f(False, "read a Hinglish question's Hindi words (hinglish_dictionary) also with "
+                                    "Shabdanjali's dictionary, after FreeDict")
+    hinglish_dakshina: bool = _f(False, "read a Hinglish question's Hindi content words through Dakshina's "
+                                 "romanisations (data/lexicons/): the Devanagari most people typed that way, then the "
+                                 "dictionary; before the romanised dictionary's own phrases")
     # follow-up questions (tutor/retrieval/followup.py)
     resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
                                  "previous answered turn before retrieval; off: every question is judged alone")
@@ -209,10 +219,12 @@ class Policy:
     def for_hindi(self, hinglish: bool) -> Policy:
         """The policy a Hindi question's English reading is read under: no low-confidence rescue
         (GateDecision.rescuable: neither measured nor chosen on Hindi questions); a Hinglish one's reader threshold its
-        own (min_hinglish_reader_probability, when set)."""
+        own (min_hinglish_reader_probability, when set), a Devanagari one's too (min_devanagari_reader_probability)."""
         values: dict[str, float] = {"min_rescue_confidence": 1.0}
         if hinglish and self.min_hinglish_reader_probability:
             values["min_reader_probability"] = self.min_hinglish_reader_probability
+        if not hinglish and self.min_devanagari_reader_probability:
+            values["min_reader_probability"] = self.min_devanagari_reader_probability
         return self.with_values(**values)
 
     def for_model(self, name: str) -> Policy:

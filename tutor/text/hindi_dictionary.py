@@ -12,7 +12,7 @@ import gzip
 import logging
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
@@ -54,24 +54,45 @@ class Entry:
 class Dictionary:
     """The inverted dictionary: a Hindi phrase (`normalize_hindi` form, words joined by one space) -> its English
     headwords, the one that lists the phrase earliest first; `longest`: the most words any Hindi phrase has;
-    `headwords`: how many English headwords the file has."""
+    `headwords`: how many English headwords the file has; `tiers`: where several dictionaries were merged
+    (tutor/text/lexicons.py: `merge`), for a phrase more than one gives, the end of each one's headwords in its tuple
+    (a phrase not listed here has one tier: all its headwords)."""
 
     english: dict[str, tuple[str, ...]]
     longest: int
     headwords: int
+    tiers: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    sources: int = 1
+
+    def key(self, phrase: str) -> str | None:
+        """The dictionary's own spelling of a Hindi phrase (`normalize_hindi` form), or None. Where the phrase as
+        written has no entry, it is looked up without nuktas (जरूरी finds ज़रूरी, हज़ार finds हजार): Hindi is written
+        with and without them alike."""
+        if phrase in self.english:
+            return phrase
+        return self._unnukta.get(phrase.replace(NUKTA, ""))
 
     def get(self, phrase: str) -> tuple[str, ...]:
-        """The English headwords of a Hindi phrase (`normalize_hindi` form), () if none. Where the phrase as written
-        has no entry, it is looked up without nuktas (जरूरी finds ज़रूरी, हज़ार finds हजार): Hindi is written with and
-        without them alike."""
-        return self.english.get(phrase) or self._unnukta.get(phrase.replace(NUKTA, ""), ())
+        """The English headwords of a Hindi phrase (`normalize_hindi` form; see `key`), () if none."""
+        k = self.key(phrase)
+        return self.english[k] if k is not None else ()
+
+    def senses(self, phrase: str) -> tuple[tuple[str, ...], ...]:
+        """A phrase's English headwords, one tuple per merged dictionary in the order merged (empty where that one
+        lacks the phrase); () where none has it."""
+        k = self.key(phrase)
+        if k is None:
+            return ()
+        heads = self.english[k]
+        ends = self.tiers.get(k, (len(heads),) * self.sources)
+        return tuple(heads[start:end] for start, end in zip((0,) + ends[:-1], ends))
 
     @cached_property
-    def _unnukta(self) -> dict[str, tuple[str, ...]]:
-        """Every phrase without its nuktas -> its headwords (a phrase written without them first)."""
-        out: dict[str, tuple[str, ...]] = {}
+    def _unnukta(self) -> dict[str, str]:
+        """Every phrase without its nuktas -> the phrase as listed (one written without them first)."""
+        out: dict[str, str] = {}
         for phrase in sorted(self.english, key=lambda k: NUKTA in k):
-            out.setdefault(phrase.replace(NUKTA, ""), self.english[phrase])
+            out.setdefault(phrase.replace(NUKTA, ""), phrase)
         return out
 
 
@@ -195,4 +216,5 @@ def with_place_names(d: Dictionary, names: dict[str, str] | None = None) -> Dict
     extra = {hindi: (english,) for hindi, english in (place_names() if names is None else names).items()
              if hindi not in d.english}
     longest = max([d.longest] + [k.count(" ") + 1 for k in extra])
-    return Dictionary({**d.english, **extra}, longest, d.headwords)
+    tiers = {k: (1,) * d.sources for k in extra} if d.sources > 1 else {}
+    return Dictionary({**d.english, **extra}, longest, d.headwords, {**d.tiers, **tiers}, d.sources)

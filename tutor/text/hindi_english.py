@@ -1,7 +1,9 @@
 """Devanagari Hindi read as English for a shelf with no Hindi chapter, through a real English-Hindi dictionary.
 
 Owns `english_reading` ("अपवर्तन क्या है?" -> "what is refraction") and the romanisation of Hindi words; the dictionary
-(FreeDict's English-Hindi, inverted into Hindi phrase -> English headwords) is tutor/text/hindi_dictionary.py's.
+(FreeDict's English-Hindi, inverted into Hindi phrase -> English headwords) is tutor/text/hindi_dictionary.py's, merged
+with Shabdanjali's where the policy says so (tutor/text/lexicons.py: each phrase's senses one tuple per dictionary,
+`choose_tiers`).
 
 The reading works as Hinglish's does (tutor/text/hinglish.py): the question word from Hindi grammar leads ("क्या ...
 है" -> "what is", "क्यों" -> "why", "कितने" -> "how many"), the other function words are dropped, Latin-letter tokens
@@ -182,6 +184,21 @@ def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule:
     return candidates[0]
 
 
+def choose_tiers(senses: tuple[tuple[str, ...], ...], vocabulary: Container[str] | None,
+                 rule: str = DEFAULT_CHOICE) -> str:
+    """One English headword of a phrase whose senses come from several dictionaries, one tuple each in the order they
+    were merged (`Dictionary.senses`): `choose` by `rule` among the first dictionary's senses that the shelf uses any
+    of (FreeDict's reading stays where the shelf uses it; पौधा, FreeDict's "kelp", is Shabdanjali's "plant"); where
+    the shelf uses none, the first dictionary's first. Measured on the development files (docs/evaluation.md, issue
+    34): "frequent" for every dictionary beat Shabdanjali's own order ("shelf"), which reads लोकतंत्र as "republic"
+    and संरचना as "composition", though it reads रोग as "disease" where "frequent" reads "nerve"."""
+    if vocabulary is not None and rule != "first":
+        for tier in senses:
+            if any(all(w in vocabulary for w in c.lower().split()) for c in tier):
+                return choose(tier, vocabulary, rule)
+    return next(tier[0] for tier in senses if tier)
+
+
 def english_reading(question: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
                     rule: str = DEFAULT_CHOICE, inflect: bool = True) -> str:
     """The Devanagari question as an English shelf can read it: `reading_and_unread`'s reading."""
@@ -239,14 +256,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             lead = lead or "explain"
             i += 1
             continue
-        n, english = _longest_phrase(toks, i, d)
-        if not english and t not in FUNCTION and inflect:
-            english = next((got for f in lemmas(t) if (got := d.get(f))), ())
-        if not english and t not in FUNCTION and i + 1 < len(toks) and toks[i + 1] in LIGHT_VERB:
-            english = _conjunct_verb(t, LIGHT_VERB[toks[i + 1]], d)  # "शुरू किया" -> "शुरू करना" -> "start"
-            n = 2 if english else n
+        n, english = _read_at(toks, i, d, inflect)
         if english:
-            kept.append(choose(english, vocabulary, rule))
+            kept.append(choose_tiers(english, vocabulary, rule))
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
             kept.append(loan)
         elif t not in FUNCTION:
@@ -259,17 +271,40 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
 
 
-def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[str, ...]:
+def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    """The Hindi words read at `i`, as (how many, their `senses`), () where none is read: the longest phrase the
+    dictionary lists; a single word each dictionary reads as written, else by its uninflected forms (`inflect`); a
+    word no dictionary reads, with the light verb after it, as the pair ("शुरू किया" -> "शुरू करना" -> "start"). With
+    several dictionaries merged, a word before a light verb is read as the pair first: a multi-word term before a
+    single word (शुरू alone is also "early")."""
+    n, english = _longest_phrase(toks, i, d)
+    t = toks[i]
+    if n > 1 or t in FUNCTION:
+        return n, english
+    light = LIGHT_VERB.get(toks[i + 1]) if i + 1 < len(toks) else None
+    if light and d.sources > 1 and (pair := _conjunct_verb(t, light, d)):
+        return 2, pair
+    if inflect:  # each dictionary: the word as written, else the first of its uninflected forms it lists
+        forms = [got for f in lemmas(t) if (got := d.senses(f))]
+        english = tuple(tier or next((s[k] for s in forms if s[k]), ())
+                        for k, tier in enumerate(english or ((),) * d.sources))
+        english = english if any(english) else ()
+    if not english and light and (pair := _conjunct_verb(t, light, d)):
+        return 2, pair
+    return 1, english
+
+
+def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[str, ...], ...]:
     """A noun or adjective with a light verb, as the dictionary lists the pair: "शुरू" + "किया" under "शुरू करना",
     "पूरी" + "करनी" under "पूरा करना"; () when it lists none."""
     for form in (word, *lemmas(word, _ADJECTIVE)):
-        if got := d.get(f"{form} {light}"):
+        if got := d.senses(f"{form} {light}"):
             return got
     return ()
 
 
-def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[str, ...]]:
-    """The longest run of Devanagari words from `i` that the dictionary has, as (words, headwords); a run of more
+def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[tuple[str, ...], ...]]:
+    """The longest run of Devanagari words from `i` that the dictionary has, as (words, its `senses`); a run of more
     than one word must begin and end with a content word (a light verb or a postposition alone is not the phrase)."""
     for n in range(min(d.longest, len(toks) - i), 0, -1):
         run = toks[i:i + n]
@@ -279,7 +314,7 @@ def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[
             continue
         if n == 1 and run[0] in FUNCTION:
             return 1, ()
-        got = d.get(" ".join(run))
+        got = d.senses(" ".join(run))
         if got:
             return n, got
     return 1, ()

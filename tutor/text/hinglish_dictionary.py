@@ -7,16 +7,26 @@ Policy `hinglish_dictionary`, on since 2026-11-26 together with a reader thresho
 the choice and its figures are in tutor/policy.toml). A typed word is looked up only when it is not
 English (neither a word the shelf uses nor any English headword of the dictionary) and has three letters or more; a
 name that is also a Hindi word is still read as the word ("mudra" -> "currency"), which no spelling can tell apart.
+
+Policy `hinglish_dakshina` (issue 34): before that, a typed word is read through Dakshina's romanisations (how people
+typed 53,064 Hindi words in Latin letters; data/lexicons/, CC BY-SA 4.0): the Devanagari most people typed it for,
+then the dictionary (FreeDict, and Shabdanjali with `hinglish_shabdanjali`), as written and by its uninflected forms.
 """
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Container, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
-from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary
-from tutor.text.hindi_english import choose, lemmas, romanize
+from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
+from tutor.text.hindi_english import choose, choose_tiers, lemmas, romanize
 from tutor.text.hinglish import english_reading as hinglish_english
+from tutor.text.lexicons import DAKSHINA, read_tsv
+
+log = logging.getLogger(__name__)
 
 # how Hindi typed in Latin letters is compared with a romanised dictionary phrase: the spellings Hinglish writers
 # use for one sound made one ("aasman" = "asman", "pehla" = "pahla", "zyada" = "jyada", "walon" = "valon"), and a
@@ -85,8 +95,67 @@ def latin_lemmas(word: str) -> list[str]:
     return lemmas(word, _LATIN_LEMMA)
 
 
-def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None
-                ) -> str | None:
+@dataclass(frozen=True)
+class Romanisations:
+    """How people type Hindi words in Latin letters (Dakshina): a typed word (lower case) -> the Devanagari words
+    typed so, the best attested (most annotators) first; `folded`: the same by `latin_key`, for a spelling typed
+    otherwise ("aasmaan", "asmaan")."""
+
+    exact: dict[str, tuple[str, ...]]
+    folded: dict[str, tuple[str, ...]]
+
+    def devanagari(self, typed: str) -> tuple[str, ...]:
+        """The Devanagari words a Latin-letter word is typed for, best attested first; () if none."""
+        w = typed.lower()
+        return self.exact.get(w) or self.folded.get(latin_key(w), ())
+
+
+def romanisations(pairs: Iterable[tuple[str, str, int]]) -> Romanisations:
+    """(Devanagari, Latin, annotators) pairs as Romanisations: counts summed per pair, each Latin word's Devanagari
+    words ordered by count (then by first appearance)."""
+    counts: dict[str, dict[str, int]] = {}
+    folded: dict[str, dict[str, int]] = {}
+    for dev, latin, n in pairs:
+        for table, key in ((counts, latin.lower()), (folded, latin_key(latin))):
+            row = table.setdefault(key, {})
+            row[dev] = row.get(dev, 0) + n
+
+    def ranked(table: dict[str, dict[str, int]]) -> dict[str, tuple[str, ...]]:
+        return {k: tuple(sorted(v, key=lambda d: -v[d])) for k, v in table.items()}
+    return Romanisations(ranked(counts), ranked(folded))
+
+
+@lru_cache(maxsize=2)
+def _dakshina(path: str, mtime: float) -> Romanisations | None:
+    try:
+        return romanisations((r["devanagari"], r["latin"], int(r["annotators"] or 1)) for r in read_tsv(Path(path))
+                             if r.get("devanagari") and r.get("latin"))
+    except (OSError, EOFError, UnicodeDecodeError, KeyError, ValueError) as e:
+        log.warning("could not read Dakshina's romanisations %s (%s): Hinglish is read without them", path, e)
+        return None
+
+
+def dakshina(path: Path = DAKSHINA) -> Romanisations | None:
+    """Dakshina's Hindi romanisations (data/lexicons/, CC BY-SA 4.0), read once; None where the file is absent."""
+    return _dakshina(str(path), path.stat().st_mtime) if path.is_file() else None
+
+
+def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
+                       vocabulary: Container[str] | None = None) -> str | None:
+    """The English of a typed Hindi word by way of its Devanagari spelling: each Devanagari word it is typed for, best
+    attested first, looked up in `d` as written and by its uninflected forms; then the same for the typed word's own
+    uninflected forms ("lohe" -> लोहे -> लोहा -> "iron"). None where no spelling is read."""
+    for form in [word] + latin_lemmas(word):
+        for dev in romanised.devanagari(form):
+            key = normalize_hindi(dev)
+            for f in [key] + lemmas(key):
+                if senses := d.senses(f):
+                    return choose_tiers(senses, vocabulary)
+    return None
+
+
+def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
+                romanised: Romanisations | None = None) -> str | None:
     """The English of a Hindi content word typed in Latin letters ("neela" -> "blue", "lohe" -> "iron", "pehla" ->
     "first"), or None: for an English word (one the shelf uses, or any headword of the dictionary), a word of fewer
     than three letters, an unknown one, or where the dictionary is not installed. Looked up by `latin_key`, as typed
@@ -100,6 +169,8 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
     index = latin_index(d)
     if w in index.english:
         return None
+    if romanised is not None and (got := through_devanagari(w, romanised, d, vocabulary)):
+        return got
     forms = [w] + latin_lemmas(w)
     for f in forms:
         heads = index.by_key.get(latin_key(f))
@@ -109,18 +180,19 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
 
 
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
-                     dictionary: Dictionary | None = None) -> str:
+                     dictionary: Dictionary | None = None, romanisations: Romanisations | None = None) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
-    return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d))
+    return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations))
 
 
 def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,
-                    dictionary: Dictionary | None = None) -> tuple[str, ...]:
+                    dictionary: Dictionary | None = None, romanisations: Romanisations | None = None
+                    ) -> tuple[str, ...]:
     """The Hindi words a Hinglish question's English `reading` kept as typed: words of three letters or more that are
     not English (not a word the shelf uses, not an English headword of the dictionary, not in capitals like "MRI")
     and that the dictionary knows as Hindi, as typed or by an uninflected form ("how myopia theek" -> ("theek",),
@@ -135,6 +207,8 @@ def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,
         w = typed.lower()
         if len(w) < 3 or typed.isupper() or w in index.english or (vocabulary is not None and w in vocabulary):
             continue
-        if any(latin_key(f) in index.by_key for f in [w] + latin_lemmas(w)):
+        forms = [w] + latin_lemmas(w)
+        if any(latin_key(f) in index.by_key or (romanisations is not None and romanisations.devanagari(f))
+               for f in forms):
             out[typed] = None
     return tuple(out)

@@ -1,13 +1,15 @@
 """The English reading of a question in Hindi, asked of a shelf with no Hindi chapter: Devanagari through the
-English-Hindi dictionary (tutor/text/hindi_english.py) and, where the policy says so, its English words written in
+English-Hindi dictionaries (tutor/text/lexicons.py: FreeDict, and Shabdanjali where the policy says so;
+tutor/text/hindi_english.py) and, where the policy says so, its English words written in
 Devanagari read back by sound (tutor/text/loanwords.py); Hinglish with its Hindi words read through the same
 dictionary (tutor/text/hinglish_dictionary.py, where the policy turns it on)."""
 from __future__ import annotations
 
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
 from tutor.text.hinglish import english_reading
-from tutor.text.hinglish_dictionary import hinglish_reading, unread_hinglish
+from tutor.text.hinglish_dictionary import dakshina, hinglish_reading, unread_hinglish
 from tutor.text.language import HINDI, detect_language
+from tutor.text.lexicons import reading_dictionary
 from tutor.text.terms import TermStats
 
 
@@ -23,10 +25,14 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
         return "", ()
     vocabulary = ShelfVocabulary(stats)
+    on = policy is not None and (policy.hinglish_shabdanjali if hinglish else policy.hindi_shabdanjali)
+    dictionary = reading_dictionary(on)
     if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
-        reading = (hinglish_reading(question, vocabulary) if policy is None or policy.hinglish_dictionary else
-                   english_reading(question))
-        return (reading, unread_hinglish(reading, vocabulary)) if reading else ("", ())
+        romanisations = dakshina() if policy is not None and policy.hinglish_dakshina else None
+        reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations)
+                   if policy is None or policy.hinglish_dictionary else english_reading(question))
+        return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
+                if reading else ("", ()))
     loanword = None
     if policy is not None and policy.hindi_loanwords:
         from tutor.text.loanwords import e5_similarity, english_loanword, shelf_index
@@ -34,4 +40,4 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
         def loanword(word: str) -> str | None:
             return english_loanword(word, shelf_index(stats), similarity or e5_similarity,
                                     policy.min_loanword_similarity)
-    return reading_and_unread(question, vocabulary, loanword=loanword)
+    return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword)

@@ -1,0 +1,262 @@
+"""Hindi read with more than one dictionary (tutor/text/lexicons.py, issue 34): Shabdanjali-style rows parsed and
+merged after FreeDict, spelling normalised on both sides, multi-word terms before single words, the sense chosen by the
+shelf's words; Hinglish through Dakshina's romanisations (tutor/text/hinglish_dictionary.py). Tiny data made here; the
+shipped files are checked for size, licence notes and a few words."""
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from tutor.text import lexicons as lx
+from tutor.text.hindi_dictionary import invert, normalize_hindi, parse_dictd
+from tutor.text.hindi_english import ShelfVocabulary, choose_tiers, reading_and_unread
+from tutor.text.hinglish_dictionary import latin_gloss, romanisations, through_devanagari, unread_hinglish
+
+# FreeDict's layout (tests/text/test_hindi_english.py): the first dictionary merged
+DICTD = """thing /θˈɪŋ/ <N>
+1. वस्तु
+kelp /kˈɛlp/ <N>
+1. पौधा
+start /stˈɑːt/ <V>
+1. शुरू~करना
+work /wˈɜːk/ <N>
+1. काम
+"""
+
+# Shabdanjali's rows as the shipped file holds them (english, pos, hindi alternatives split by "/")
+ROWS = [
+    {"english": "heart", "pos": "noun", "hindi": "दिल/हृदय/बीच"},
+    {"english": "democracy", "pos": "noun", "hindi": "प्रजातन्त्र/लोकतण्ट्र"},
+    {"english": "barter", "pos": "noun", "hindi": "अदला-बदली/वस्तु-विनिमय"},
+    {"english": "plant", "pos": "noun", "hindi": "वनस्पति/पौधा"},
+    {"english": "start", "pos": "verb", "hindi": "शुरू कर"},
+    {"english": "early", "pos": "adjective", "hindi": "शुरू"},
+    {"english": "disease", "pos": "noun", "hindi": "रोग"},
+    {"english": "nerve", "pos": "noun", "hindi": "साहस/हिम्मत/रोग"},
+    {"english": "cloth", "pos": "noun", "hindi": "कपडा"},
+    {"english": "eye", "pos": "noun", "hindi": "आँख"},
+    {"english": "iron", "pos": "noun", "hindi": "लोहा"},
+    {"english": "sky", "pos": "noun", "hindi": "आसमान/आकाश"},
+    {"english": "unequal", "pos": "adjective", "hindi": "असमान"},
+]
+
+
+class Shelf(ShelfVocabulary):
+    """A shelf's words with how many chunks use each: what `choose` reads of a ShelfVocabulary."""
+
+    def __init__(self, df: dict[str, int]):
+        self.df = df
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and word.lower() in self.df
+
+    def chunks(self, word: str) -> int:
+        return self.df.get(word.lower(), 0)
+
+
+@pytest.fixture
+def freedict():
+    return invert(parse_dictd(DICTD))
+
+
+@pytest.fixture
+def shabd():
+    return invert(lx.parse_bilingual(iter(ROWS)))
+
+
+@pytest.fixture
+def both(freedict, shabd):
+    return lx.merge(freedict, shabd)
+
+
+def h(text: str) -> str:
+    return normalize_hindi(text)
+
+
+# ---------------------------------------------------------------- the rows
+
+
+def test_rows_keep_each_alternative_as_a_sense_in_the_source_order_and_verbs_as_infinitives():
+    entries = {(e.headword, e.pos): e for e in lx.parse_bilingual(iter(ROWS))}
+    assert entries[("heart", "noun")].senses == ((h("दिल"),), (h("हृदय"),), (h("बीच"),))
+    assert entries[("start", "verb")].senses == ((h("शुरू करना"),),)  # the stem शुरू कर, read as its infinitive
+    assert entries[("barter", "noun")].senses[1] == (h("वस्तु विनिमय"),)  # a hyphen joins the words of one phrase
+
+
+def test_the_sources_wx_slips_are_also_listed_as_the_spelling_they_mean():
+    assert lx.slip_variants(h("लोकतण्ट्र")) == [h("लोकतण्ट्र"), h("लोकतंत्र")]
+    assert lx.slip_variants(h("राष्ट्र")) == [h("राष्ट्र")]  # a real ट्र, not after a nasal or स
+    d = invert(lx.parse_bilingual(iter(ROWS)))
+    assert d.get(h("लोकतंत्र")) == ("democracy",)
+
+
+def test_spelling_is_normalised_on_both_sides(shabd):
+    # the source writes conjunct nasals, students anusvara (and the other way round)
+    assert shabd.get(normalize_hindi("प्रजातंत्र")) == ("democracy",)
+    # the student's nukta finds the source's plain letter, and a candrabindu its anusvara
+    assert shabd.get(normalize_hindi("कपड़ा")) == ("cloth",)
+    assert shabd.get(normalize_hindi("आंख")) == ("eye",)
+
+
+# ---------------------------------------------------------------- merged dictionaries
+
+
+def test_merged_senses_come_one_tuple_per_source_in_order(both):
+    assert both.sources == 2
+    assert both.senses(h("पौधा")) == (("kelp",), ("plant",))
+    assert both.senses(h("हृदय")) == ((), ("heart",))  # FreeDict lacks it
+    assert both.senses(h("काम")) == (("work",), ())
+    assert both.senses(h("कुछ नहीं")) == ()
+    assert both.get(h("पौधा")) == ("kelp", "plant")
+
+
+def test_a_headword_two_sources_give_is_counted_once_in_the_first(freedict):
+    second = invert(lx.parse_bilingual(iter([{"english": "thing", "pos": "noun", "hindi": "वस्तु"},
+                                             {"english": "object", "pos": "noun", "hindi": "वस्तु"}])))
+    assert lx.merge(freedict, second).senses(h("वस्तु")) == (("thing",), ("object",))
+
+
+def test_the_first_source_whose_senses_the_shelf_uses_decides():
+    shelf = Shelf({"plant": 40, "work": 9, "heart": 3, "nerve": 30, "disease": 8})
+    assert choose_tiers((("kelp",), ("plant",)), shelf) == "plant"  # FreeDict's kelp is not on the shelf
+    assert choose_tiers((("work",), ("labour",)), shelf) == "work"
+    assert choose_tiers((("kelp",), ("seaweed",)), shelf) == "kelp"  # none used: the first source's first
+    assert choose_tiers(((), ("heart",)), None) == "heart"
+
+
+def test_every_source_is_read_by_the_sense_the_shelf_uses_most():
+    # measured: "frequent" for every source beat the source's own order (रोग, "disease" first, is then "nerve")
+    shelf = Shelf({"nerve": 30, "disease": 8})
+    assert choose_tiers(((), ("disease", "nerve")), shelf) == "nerve"
+    assert choose_tiers(((), ("disease", "nerve")), shelf, "shelf") == "disease"  # the listed order
+
+
+# ---------------------------------------------------------------- the reading
+
+
+def test_a_multi_word_term_is_read_before_its_single_words(both):
+    reading, unread = reading_and_unread("वस्तु विनिमय क्या है?", Shelf({"barter": 2, "thing": 5}), dictionary=both)
+    assert reading == "what is barter" and unread == ()
+
+
+def test_a_word_before_a_light_verb_is_read_as_the_pair_first_when_sources_are_merged(both, freedict):
+    shelf = Shelf({"start": 3, "early": 9})
+    assert reading_and_unread("यह कब शुरू किया गया?", shelf, dictionary=both)[0] == "when start"
+    # FreeDict alone reads as before (it has no शुरू of its own: the pair either way)
+    assert reading_and_unread("यह कब शुरू किया गया?", shelf, dictionary=freedict)[0] == "when start"
+
+
+def test_words_freedict_lacks_are_read_by_shabdanjali_and_no_longer_unread(both, freedict):
+    shelf = Shelf({"heart": 3, "democracy": 80, "plant": 40})
+    assert reading_and_unread("हृदय क्या है?", shelf, dictionary=freedict)[1] == ("हृदय",)
+    assert reading_and_unread("हृदय क्या है?", shelf, dictionary=both) == ("what is heart", ())
+    assert reading_and_unread("लोकतंत्र क्या है?", shelf, dictionary=both)[0] == "what is democracy"
+    assert reading_and_unread("पौधे क्या हैं?", shelf, dictionary=both)[0] == "what is plant"  # by its lemma पौधा
+
+
+def test_each_source_reads_the_word_as_written_before_its_uninflected_forms(freedict):
+    second = invert(lx.parse_bilingual(iter([{"english": "roots", "pos": "noun", "hindi": "जड़ें"},
+                                             {"english": "root", "pos": "noun", "hindi": "जड़"}])))
+    both = lx.merge(freedict, second)
+    assert both.senses(h("जड़ें")) == ((), ("roots",))
+    assert reading_and_unread("जड़ें", Shelf({"roots": 1, "root": 5}), dictionary=both)[0] == "roots"
+
+
+# ---------------------------------------------------------------- Hinglish through Dakshina
+
+
+PAIRS = [("आसमान", "aasman", 2), ("असमान", "asman", 1), ("आसमान", "asman", 3), ("लोहे", "lohe", 2),
+         ("नीला", "neela", 2), ("नीला", "nila", 1), ("नील", "nila", 2)]
+
+
+def test_romanisations_put_the_best_attested_spelling_first_and_fold_variants():
+    r = romanisations(PAIRS)
+    assert r.devanagari("asman") == ("आसमान", "असमान")  # 3 annotators against 1
+    assert r.devanagari("nila") == ("नील", "नीला")
+    assert r.devanagari("AASMAAN") == ("आसमान", "असमान")  # not typed so: the same by latin_key as "asman"
+    assert r.devanagari("xyz") == ()
+
+
+def test_a_typed_hindi_word_is_read_through_its_devanagari_spelling_and_lemma(shabd):
+    r = romanisations(PAIRS)
+    shelf = Shelf({"sky": 2, "iron": 5})
+    assert through_devanagari("aasman", r, lx.merge(shabd), shelf) == "sky"
+    assert through_devanagari("lohe", r, lx.merge(shabd), shelf) == "iron"  # लोहे -> लोहा
+    assert latin_gloss("aasman", shelf, dictionary=shabd, romanised=r) == "sky"
+    assert latin_gloss("aasman", shelf, dictionary=shabd) in (None, "sky")  # without Dakshina: the romanised index
+
+
+def test_english_and_shelf_words_are_not_read_as_hindi_even_when_dakshina_lists_them(shabd):
+    r = romanisations(PAIRS + [("आयरन", "iron", 3)])
+    assert latin_gloss("iron", Shelf({"iron": 5}), dictionary=shabd, romanised=r) is None
+
+
+def test_a_hindi_word_dakshina_knows_but_no_dictionary_reads_is_named_as_unread(shabd):
+    r = romanisations(PAIRS + [("सहायक", "sahayak", 3)])
+    assert unread_hinglish("what is sahayak", Shelf({}), dictionary=shabd, romanisations=r) == ("sahayak",)
+    assert unread_hinglish("what is sahayak", Shelf({}), dictionary=shabd) == ()  # unknown without Dakshina
+
+
+# ---------------------------------------------------------------- which dictionaries a reading uses
+
+
+def test_the_reading_dictionary_merges_what_the_policy_turns_on(monkeypatch, tmp_path, freedict):
+    path = tmp_path / "shabd.tsv.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("english\tpos\thindi\n" + "".join(f"{r['english']}\t{r['pos']}\t{r['hindi']}\n" for r in ROWS))
+    monkeypatch.setattr(lx, "load_dictionary", lambda: freedict)
+    monkeypatch.setattr(lx, "SHABDANJALI", path)
+    assert lx.reading_dictionary(False) is freedict  # off: FreeDict alone, as before
+    on = lx.reading_dictionary(True)
+    assert on.sources == 2 and on.get(h("हृदय")) == ("heart",)
+    assert lx.reading_dictionary(True) is on  # merged once
+    monkeypatch.setattr(lx, "load_dictionary", lambda: None)  # no FreeDict installed: Shabdanjali alone still reads
+    assert lx.reading_dictionary(True).get(h("हृदय")) == ("heart",)
+    assert lx.reading_dictionary(False) is None
+    other = invert(parse_dictd("heart /h/ <N>\n1. कलेजा\n"))  # another FreeDict file: merged anew, never a stale merge
+    monkeypatch.setattr(lx, "load_dictionary", lambda: other)
+    assert lx.reading_dictionary(True).get(h("कलेजा")) == ("heart",)
+
+
+# ---------------------------------------------------------------- the shipped files
+
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "lexicons"
+
+
+def test_the_shipped_lexicons_are_small_and_carry_their_source_and_licence():
+    for name in ("shabdanjali-en-hi.tsv.gz", "dakshina-hi-latin.tsv.gz"):
+        assert (SHIPPED / name).stat().st_size < 4 * 2**20, name
+    notes = (SHIPPED / "README.md").read_text(encoding="utf-8")
+    for needed in ("Shabdanjali", "GPL", "Dakshina", "CC BY-SA 4.0", "glossaries"):
+        assert needed in notes
+    assert (SHIPPED / "COPYING.GPL").is_file()
+
+
+@pytest.mark.slow
+def test_the_shipped_shabdanjali_reads_the_words_freedict_lacks():
+    d = lx.load_bilingual(lx.SHABDANJALI)
+    assert d is not None
+    for hindi, english in (("हृदय", "heart"), ("साल", "year"), ("लोकतंत्र", "democracy"), ("मात्रक", "unit"),
+                           ("पौधा", "plant"), ("विद्युत", "electricity"), ("वस्तु विनिमय", "barter")):
+        assert english in d.get(h(hindi)), hindi
+
+
+def test_the_policy_says_which_dictionaries_each_kind_of_question_is_read_with(monkeypatch, both):
+    from tutor.policy import Policy
+    from tutor.text import readings
+    from tutor.text.terms import TermStats
+
+    asked: list[bool] = []
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: asked.append(on) or both)
+    monkeypatch.setattr(readings, "dakshina", lambda: romanisations(PAIRS))
+    stats = TermStats(["The heart pumps blood.", "The sky looks blue because of scattering."])
+    p = Policy().with_values(hindi_shabdanjali=True, hinglish_shabdanjali=False, hinglish_dakshina=True,
+                             hinglish_dictionary=True)
+    assert readings.shelf_reading("हृदय क्या है?", stats, policy=p)[0] == "what is heart"
+    assert readings.shelf_reading("aasman kya hai", stats, hinglish=True, policy=p)[0] == "what is sky"
+    assert asked == [True, False]
+    # English questions never reach a dictionary
+    assert readings.shelf_reading("What is the heart?", stats, policy=p) == ("", ())
+    assert asked == [True, False]
