@@ -1072,3 +1072,11 @@ def test_a_suggestion_is_a_button_that_asks_about_its_section(env):
     assert at.chat_message[-2].name == "user" and asked in texts(at.chat_message[-2])
     assert AuditLog(env["audit"]).rows()[0]["question"] == asked
     assert len(at.chat_message) == 4
+
+
+def test_the_server_runs_no_full_garbage_collection_after_each_script_run():
+    """Streamlit's default gc.collect(2) after every run cost most of a reply's server CPU (docs/performance.md)."""
+    import tomllib
+
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["postScriptGC"] is False
