@@ -15,7 +15,7 @@ tutor, shelves = layout.student_page(
     "Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
     "When the book does not say, the tutor tells you so instead of guessing.")
 
-shelf = layout.shelf_picker(shelves)
+shelf = conversation.pick_shelf(shelves)  # the shelf in the URL after a reload
 turns = conversation.turns(shelf)  # this class and subject's chat
 # the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
 limit = tutor.policy.max_question_chars  # the box stops typing there; the tutor refuses anything longer anyway

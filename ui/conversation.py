@@ -1,5 +1,6 @@
 """The Ask page's conversations: one chat per class and subject, kept server-side beside the audit log under an id in
-the page's URL (`?chat=…`), so a reload (or the same link later) finds it; "New conversation" clears that shelf's.
+the page's URL (`?chat=…&class=…&subject=…`), so a reload (or the same link later) finds it on the shelf it was on;
+"New conversation" clears that shelf's.
 
 Session state and query parameters only; the store is tutor/audit/log.py's `keep_turn`/`turns`/`forget_turns`.
 """
@@ -18,9 +19,10 @@ from tutor.conversation import (
 )
 from tutor.store.shelf import ShelfKey
 from tutor.types import TutorAnswer
-from ui.resources import ASK_CHATS, CHAT_ID, SUGGESTED, audit_log
+from ui.layout import shelf_picker
+from ui.resources import ASK_CHATS, CHAT_ID, KLASS, SUBJECT, SUGGESTED, audit_log
 
-URL_PARAM = "chat"
+URL_PARAM, URL_CLASS, URL_SUBJECT = "chat", "class", "subject"
 
 
 def conversation_id() -> str:
@@ -34,6 +36,19 @@ def conversation_id() -> str:
     if st.query_params.get(URL_PARAM) != cid:
         st.query_params[URL_PARAM] = cid
     return cid
+
+
+def pick_shelf(keys: list[ShelfKey]) -> ShelfKey:
+    """The class and subject pickers (ui/layout.py), starting a new session (a reload) on the shelf named in the URL,
+    which then names the one picked: a reload comes back to the chat the student was in."""
+    ss = st.session_state
+    named = ShelfKey(str(st.query_params.get(URL_CLASS, "")), str(st.query_params.get(URL_SUBJECT, "")))
+    if KLASS not in ss and named in keys:
+        ss[KLASS], ss[SUBJECT] = named.klass, named.subject
+    shelf = shelf_picker(keys)
+    if (st.query_params.get(URL_CLASS), st.query_params.get(URL_SUBJECT)) != (shelf.klass, shelf.subject):
+        st.query_params[URL_CLASS], st.query_params[URL_SUBJECT] = shelf.klass, shelf.subject
+    return shelf
 
 
 def _shelf(shelf: ShelfKey) -> str:

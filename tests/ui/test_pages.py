@@ -1051,12 +1051,15 @@ def test_switching_subject_shows_that_subjects_chat(env):
     at.button(key="ask_new").click().run()  # clears Science's chat only
     at.selectbox(key="_pick_subject").select("social-science").run()
     assert "cotton" in at.chat_message[-1].markdown[0].value
-    # and after a reload each subject still has its own
+    # the address names the shelf too: a reload comes back to Social Science's chat, and each subject keeps its own
+    assert (at.query_params["class"], at.query_params["subject"]) == ("10", "social-science")
     again = AppTest.from_file(str(APP), default_timeout=60)
-    again.query_params["chat"] = at.query_params["chat"]
-    again.session_state[resources.SUBJECT] = "social-science"
+    again.query_params.update(at.query_params)
     again.run()
-    assert "cotton" in again.chat_message[-1].markdown[0].value
+    assert again.selectbox(key="_pick_subject").value == "social-science"
+    assert "cotton" in again.chat_message[-1].markdown[0].value and len(again.chat_message) == 2
+    again.selectbox(key="_pick_subject").select("science").run()
+    assert not again.chat_message  # Science's chat was cleared above
 
 
 def test_a_suggestion_is_a_button_that_asks_about_its_section(env):
