@@ -4,7 +4,8 @@ own protocol (BackMsg rerun with the chat box's value; the reply is the run's `s
 
 Two figures per app tree, the trees alternated in one window (before, after, before, after):
 - a reply's server CPU: the app process's CPU seconds over `--turns` questions asked one after another in one chat
-  (the chat grows), per reply, and the same less the tutor's own work (`total_ms` of each question in the audit log);
+  (the chat grows), per reply, and the same less the tutor's own work (`total_ms` of each question in the audit log:
+  wall time, so on a busy machine it can exceed the CPU); then the page redrawn with those replies and no question;
 - N students at once (`--students 1,5,20`): each connected and idle, then all ask one question at the same moment;
   p50/p95 of the seconds from sending the question to its run's end.
 
@@ -86,7 +87,8 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
 
 
-def measure_tree(tree: Path, index: Path, questions: list[str], turns: int, students: list[int]) -> dict:
+def measure_tree(tree: Path, index: Path, questions: list[str], turns: int, students: list[int],
+                 redraws: int = 5) -> dict:
     with tempfile.TemporaryDirectory(prefix="tutor-ws-") as t:
         tmp = Path(t)
         (tmp / "index" / "class-10").mkdir(parents=True)  # the Science shelf alone: no subject to pick
@@ -118,9 +120,15 @@ def measure_tree(tree: Path, index: Path, questions: list[str], turns: int, stud
                 qi += 1
             cpu = sum(app.cpu_times()[:2]) - cpu0
             tutor_s = (total_ms() - tut0) / 1000
+            # the page drawn again with its `turns` replies and no question: what drawing alone costs a run
+            cpu0 = sum(app.cpu_times()[:2])
+            for _ in range(redraws):
+                one.rerun(())
+            redraw = (sum(app.cpu_times()[:2]) - cpu0) / redraws
             one.close()
             out = {"reply_cpu_ms": 1000 * cpu / turns, "tutor_ms": 1000 * tutor_s / turns,
-                   "beyond_tutor_ms": 1000 * (cpu - tutor_s) / turns, "sequential_s": seq}
+                   "beyond_tutor_ms": 1000 * (cpu - tutor_s) / turns, "redraw_cpu_ms": 1000 * redraw,
+                   "sequential_s": seq, "load_average": os.getloadavg()}
             for n in students:
                 clients = [Student(port) for _ in range(n)]
                 waits: list[float] = []
@@ -172,7 +180,8 @@ def main() -> int:
             got.update(tree=name, round=r + 1, at=time.strftime("%H:%M:%S"))
             results.append(got)
             print(f"round {r + 1} {name}: reply CPU {got['reply_cpu_ms']:.0f} ms (tutor {got['tutor_ms']:.0f} ms, "
-                  f"beyond it {got['beyond_tutor_ms']:.0f} ms); " + "; ".join(
+                  f"beyond it {got['beyond_tutor_ms']:.0f} ms; the page with {args.turns} replies redrawn "
+                  f"{got['redraw_cpu_ms']:.0f} ms); load average {got['load_average'][0]:.1f}; " + "; ".join(
                       f"{n} at once p50 {got[f'students_{n}']['p50']:.2f} s p95 {got[f'students_{n}']['p95']:.2f} s"
                       f" ({len(got[f'students_{n}']['errors'])} errors)" for n in students), flush=True)
     if args.json:
