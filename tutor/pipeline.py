@@ -255,7 +255,7 @@ class Tutor:
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
                 confidence=decision.confidence, message=message, near_misses=near, decided_by=decision.tier,
                 sources=tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)),
-                suggestions=suggest_instead(asked, hits, decision.reason, stats.words), other_shelf=other_label,
+                suggestions=suggest_instead(asked, hits, decision.reason, stats), other_shelf=other_label,
                 measures=decision.values, notes=tuple(notes), llm_called=reranker_llm, lang=lang,
             )
         sources = [Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)]
