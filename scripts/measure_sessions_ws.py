@@ -145,17 +145,17 @@ def measure_tree(tree: Path, index: Path, questions: list[str], turns: int, stud
                         errors.append(f"{type(e).__name__}: {e}"[:200])
 
                 threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), sum(app.cpu_times()[:2])
                 for th in threads:
                     th.start()
                 for th in threads:
                     th.join()
-                wall = time.perf_counter() - t0
+                wall, cpu = time.perf_counter() - t0, sum(app.cpu_times()[:2]) - cpu0
                 for c in clients:
                     c.close()
                 out[f"students_{n}"] = {"p50": statistics.median(waits) if waits else None,
                                         "p95": pct(waits, 0.95) if waits else None, "max": max(waits, default=None),
-                                        "wall_s": wall, "errors": errors}
+                                        "wall_s": wall, "app_cpu_s": cpu, "errors": errors}
             return out
 
 
@@ -179,11 +179,12 @@ def main() -> int:
             got = measure_tree(tree, args.index, qs[r * 40:], args.turns, students)
             got.update(tree=name, round=r + 1, at=time.strftime("%H:%M:%S"))
             results.append(got)
+            rounds = [(n, got[f"students_{n}"]) for n in students]
             print(f"round {r + 1} {name}: reply CPU {got['reply_cpu_ms']:.0f} ms (tutor {got['tutor_ms']:.0f} ms, "
                   f"beyond it {got['beyond_tutor_ms']:.0f} ms; the page with {args.turns} replies redrawn "
                   f"{got['redraw_cpu_ms']:.0f} ms); load average {got['load_average'][0]:.1f}; " + "; ".join(
-                      f"{n} at once p50 {got[f'students_{n}']['p50']:.2f} s p95 {got[f'students_{n}']['p95']:.2f} s"
-                      f" ({len(got[f'students_{n}']['errors'])} errors)" for n in students), flush=True)
+                      f"{n} at once p50 {g['p50']:.2f} s p95 {g['p95']:.2f} s ({len(g['errors'])} errors; the app's "
+                      f"CPU {g['app_cpu_s']:.1f} s in {g['wall_s']:.1f} s)" for n, g in rounds), flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2))
