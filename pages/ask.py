@@ -19,8 +19,9 @@ shelf = conversation.pick_shelf(shelves)  # the shelf in the URL after a reload
 turns = conversation.turns(shelf)  # this class and subject's chat
 # the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
 limit = tutor.policy.max_question_chars  # the box stops typing there; the tutor refuses anything longer anyway
+suggested = conversation.suggested()  # a suggestion's button pressed on the last run (taken once, whatever is typed)
 question = st.chat_input(f"Ask about Class {shelf.klass} {pres.subject_label(shelf.subject)}… "
-                         f"(up to {limit:,} characters)", max_chars=limit) or conversation.suggested()
+                         f"(up to {limit:,} characters)", max_chars=limit) or suggested
 
 if not turns and not question:
     try:
