@@ -1,6 +1,7 @@
 """Students' Ask page: pick a class and subject, ask in a chat, get a cited answer or an honest refusal.
 
-Every reply carries a Diagnostics panel; the conversation lives in the student's session only.
+Every reply carries a Diagnostics panel. Each class and subject has its own chat, kept server-side under the
+conversation id in the page's URL, so a reload keeps it (ui/conversation.py).
 """
 import streamlit as st
 
@@ -8,18 +9,19 @@ from tutor import presentation as pres
 from tutor.errors import ShelfDamaged
 from tutor.reasons import Reason
 from tutor.store import chapters as chapter_text
-from ui import layout, render, resources
+from ui import conversation, layout, render
 
 tutor, shelves = layout.student_page(
     "Ask your textbook", "Answers come only from your NCERT textbook, with the page they are on. "
     "When the book does not say, the tutor tells you so instead of guessing.")
 
-shelf = layout.shelf_picker(shelves)
-turns = layout.history(resources.ASK_HISTORY)
+shelf = conversation.pick_shelf(shelves)  # the shelf in the URL after a reload
+turns = conversation.turns(shelf)  # this class and subject's chat
 # the chat box is pinned to the bottom wherever it is called; reading it first lets the welcome step aside at once
 limit = tutor.policy.max_question_chars  # the box stops typing there; the tutor refuses anything longer anyway
+suggested = conversation.suggested()  # a suggestion's button pressed on the last run (taken once, whatever is typed)
 question = st.chat_input(f"Ask about Class {shelf.klass} {pres.subject_label(shelf.subject)}… "
-                         f"(up to {limit:,} characters)", max_chars=limit)
+                         f"(up to {limit:,} characters)", max_chars=limit) or suggested
 
 if not turns and not question:
     try:
@@ -36,15 +38,15 @@ if not turns and not question:
         st.caption("Ask about something in these chapters, for example a term, a process or an example from the text. "
                    "To ask about one paragraph only, open it on the Read page and select it.")
 
-for i, turn in enumerate(turns):
-    render.render_turn(turn, key=f"ask_{i}")
+for turn in turns:
+    render.render_turn(turn, key=f"ask_{turn['id']}")
 
 if question:
     # the last answer is the conversation a follow-up ("What are its uses?") is read against
     answer = render.ask(tutor, question, shelf, previous=turns[-1]["answer"] if turns else None)
-    turns.append({"question": answer.question, "answer": answer})  # an over-long question is kept cut short
-    render.render_turn(turns[-1], key=f"ask_{len(turns) - 1}")
+    turn = conversation.add(shelf, answer)
+    render.render_turn(turn, key=f"ask_{turn['id']}")
 
 if turns and st.sidebar.button("New conversation", icon=":material/add_comment:", width="stretch", key="ask_new"):
-    turns.clear()
+    conversation.clear(shelf)
     st.rerun()

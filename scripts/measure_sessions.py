@@ -3,11 +3,14 @@ shelf with the shipped models, N headless Chromium sessions, each asking one NCE
 time each student waits from pressing Enter to the tutor's reply (the chat message with its Diagnostics panel).
 
 This measures what `python -m tutor bench-concurrency` does not: Streamlit's script threads, the drawing of each reply
-(its cited pages rendered from the PDF) and the websocket, as a student meets them. The browsers run on the same
+and the websocket, as a student meets them. The browsers run on the same
 machine and take CPU too, so the CPU seconds the app's process and the browsers spent during the round are reported
 beside the waits: where the browsers took most, the waits are an upper bound for what the server costs.
 
     .venv/bin/python scripts/measure_sessions.py --sessions 20 [--index data/eval-index/ncert]
+
+The browsers take most of the machine's CPU with many sessions; scripts/measure_sessions_ws.py drives the same app
+with websocket clients instead, for the server's own figures (issue 37).
 """
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ from tutor.safety.crosslingual import cross_decision
 from tutor.safety.gate import GateDecision, decide
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
+from tutor.suggestions import Suggestion, suggest_instead
 from tutor.text.language import ENGLISH, HINDI
 from tutor.text.readings import shelf_reading
 from tutor.text.terms import TermStats, valid_text
@@ -45,7 +46,6 @@ from tutor.types import (
     Hit,
     Passage,
     Source,
-    Suggestion,
     TutorAnswer,
     refusal_sentence,
     wrong_shelf_message,
@@ -254,9 +254,9 @@ class Tutor:
                 message = wrong_shelf_message(decision.other_shelf.klass, other_label, lang)
             return replace(self._refusal(
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
-                confidence=decision.confidence, message=message, near_misses=near,
+                confidence=decision.confidence, message=message, near_misses=near, decided_by=decision.tier,
                 sources=tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)),
-                suggestions=Suggestion.nearest(hits), decided_by=decision.tier, other_shelf=other_label,
+                suggestions=suggest_instead(asked, hits, decision.reason, stats), other_shelf=other_label,
                 measures=decision.values, notes=tuple(notes), llm_called=reranker_llm, lang=lang,
             ), understood=q.understood())
         sources = [Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)]

@@ -183,21 +183,6 @@ class Suggestion:
     page: int
     score: float
 
-    @staticmethod
-    def nearest(hits: list[Hit], n: int = 3) -> tuple[Suggestion, ...]:
-        """The first `n` different (chapter, section) places among the hits, best first."""
-        out: list[Suggestion] = []
-        seen: set[tuple[str, str]] = set()
-        for h in hits:
-            key = (h.chunk.chapter, h.chunk.section)
-            if key in seen:
-                continue
-            seen.add(key)
-            out.append(Suggestion(h.chunk.chapter, h.chunk.section, h.chunk.page_start, round(h.score, 4)))
-            if len(out) >= n:
-                break
-        return tuple(out)
-
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -31,8 +31,10 @@ from tutor.presentation import (
 from tutor.reasons import tier_label
 from tutor.store.pages import PageImage
 from tutor.store.shelf import ShelfKey
+from tutor.suggestions import question_for
 from tutor.text.language import detect_language
 from tutor.types import PASTED_TEXT, TutorAnswer, refusal_sentence
+from ui import conversation
 from ui.resources import MAINT_NOTICE, page_image
 
 
@@ -139,6 +141,13 @@ def ask(tutor, question: str, shelf: ShelfKey, selected=None, previous: TutorAns
 
 
 def render_turn(turn: dict[str, Any], key: str) -> None:
+    """One question and its reply, as a fragment: opening a source or the Diagnostics of this turn reruns this turn
+    alone, not the page, the other turns or the tutor."""
+    _turn_fragment(turn, key)
+
+
+@st.fragment
+def _turn_fragment(turn: dict[str, Any], key: str) -> None:
     ans: TutorAnswer = turn["answer"]
     with st.chat_message("user", avatar=":material/person:"):
         st.markdown(md(turn["question"]))
@@ -165,14 +174,18 @@ def render_answer(ans: TutorAnswer, *, key: str, diagnostics_expanded: bool = Fa
     `staff` adds the internal detail of an error (students see its reason code only).
     """
     if ans.was_refusal:
-        _render_refusal(ans)
+        _render_refusal(ans, key=key, ask=not staff)
     else:
-        _render_answered(ans)
-    with st.expander("Diagnostics", icon=":material/troubleshoot:", expanded=diagnostics_expanded):
-        render_diagnostics(ans, key=key, staff=staff)
+        _render_answered(ans, key=key)
+    # drawn only while open (its two tables are most of a reply's drawing): opening it reruns the turn's fragment
+    diag = st.expander("Diagnostics", icon=":material/troubleshoot:", expanded=diagnostics_expanded,
+                       key=f"{key}_diag", on_change="rerun")
+    if diag.open:
+        with diag:
+            render_diagnostics(ans, key=key, staff=staff)
 
 
-def _render_answered(ans: TutorAnswer) -> None:
+def _render_answered(ans: TutorAnswer, *, key: str) -> None:
     direct = getattr(ans, "direct_answer", "")
     if direct:  # the reader's span, short, first; then the sentence it comes from with the span marked in it
         st.markdown(f"**{md(direct)}**")
@@ -203,25 +216,32 @@ def _render_answered(ans: TutorAnswer) -> None:
         label = f"\\[{src.n}\\] {md(src.chapter)} · {where}"
         if src.section and src.section != src.chapter:
             label += f" · {md(src.section)}"
-        with st.expander(label, icon=":material/format_quote:"):
+        # the printed page (read from the PDF, highlighted, PNG-encoded) is drawn only while its source is open
+        source = st.expander(label, icon=":material/format_quote:", key=f"{key}_src{src.n}", on_change="rerun")
+        with source:
             st.markdown(highlighted_passage(src.text, quotes))
             st.caption(f"Passage from {md(src.file)}, {page_span(src.page, src.page_end)} · "
                        f"similarity to your question {src.score:.2f}")
-            for page, on_page in quoted_pages(src, quoting):
-                draw_page_image(ans.klass, ans.subject, src.file, page, on_page)
+            if source.open:
+                for page, on_page in quoted_pages(src, quoting):
+                    draw_page_image(ans.klass, ans.subject, src.file, page, on_page)
 
 
-def _render_refusal(ans: TutorAnswer) -> None:
+def _render_refusal(ans: TutorAnswer, *, key: str, ask: bool = True) -> None:
     # the refusal sentence and reason in the student's language (the pipeline wrote them: Hindi for a Hindi question)
     sentence = refusal_sentence(getattr(ans, "language", "en"))
     why = ans.message or reasons.message(ans.reason, getattr(ans, "language", "en"))
     st.markdown(f"**{md(sentence)}**  \n{md(why)}")
     if ans.suggestions:
-        lines = ["**You could ask about:**"]
-        for s in ans.suggestions:
+        st.markdown("**You could ask about:**")
+        for i, s in enumerate(ans.suggestions):
             where = md(s.chapter) + (f" — {md(s.section)}" if s.section and s.section != s.chapter else "")
-            lines.append(f"- {where} (page {s.page})")
-        st.markdown("\n".join(lines))
+            if not ask:  # the teachers' view of what the student saw: the places, without asking anything
+                st.markdown(f"- {where} (page {s.page})")
+            elif st.button(f"{where} (page {s.page})", key=f"{key}_suggest{i}", icon=":material/help:",
+                           help=question_for(s)):
+                conversation.suggest(question_for(s))
+                st.rerun()  # inside the turn's fragment: the whole page runs, and asks it
     elif ans.mode == "selected_text":
         st.markdown("Try selecting a longer passage that contains the answer, or ask the whole book on the Ask page.")
 

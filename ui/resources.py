@@ -30,7 +30,13 @@ KLASS = "shelf_class"  # the class a student picked (survives page switches)
 SUBJECT = "shelf_subject"  # the subject a student picked
 
 
-ASK_HISTORY = "ask_history"  # list of turns on the Ask page
+ASK_CHATS = "ask_chats"  # the Ask page's chats: "class/subject" -> list of turns (ui/conversation.py)
+
+
+CHAT_ID = "chat_id"  # the conversation id this session's chats are kept under (also in the URL, ?chat=)
+
+
+SUGGESTED = "ask_suggested"  # the question a suggestion's button asks, asked on the next run
 
 
 READER_CHAPTER = "reader_chapter"  # file name of the chapter open in the reader
@@ -142,7 +148,7 @@ def get_renderer(cache_dir: str) -> PageRenderer:
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _page_image(pdf: str, sha256: str, page: int, sentences: tuple[str, ...], cache_dir: str) -> PageImage:
-    # in memory as well as on disk: every rerun redraws every answer of the chat, and each draws its pages
+    # in memory as well as on disk: a source closed and opened again, or opened by many students, is drawn at once
     return get_renderer(cache_dir).show(Path(pdf), page, list(sentences), sha256=sha256)
 
 

@@ -25,6 +25,8 @@ SAMPLE = REPO / "data" / "sample" / "library"
 # and then about the selected paragraph
 QUESTION = "Why is money called a medium of exchange?"
 OFF_TOPIC = "Who won the 2011 cricket world cup?"
+# not in the sample chapters, but about words they use (the Reserve Bank, a rate of interest): refused with suggestions
+SUGGESTING = "What is the repo rate of the Reserve Bank of India?"
 NEW_CHAPTER = [
     "Chapter 3: Electricity\n"
     "3.1 Electric Current\n"
@@ -266,7 +268,7 @@ def test_student_and_staff_journey(server, browser, shots):
     # a question the book does not answer: the refusal, its reason and what to ask instead
     refusal = ask_in_chat(d, OFF_TOPIC, "I don't know based on the textbooks.")
     assert "This question is not about anything in this textbook." in refusal.text
-    assert "You could ask about" in refusal.text
+    assert "You could ask about" not in refusal.text  # about nothing on the shelf: any section would be beside it
     answered = next(m for m in d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")
                     if "medium of exchange" in m.text and "Diagnostics" in m.text)
     click_in_view(d, expander(answered, "Money and Credit"))  # show one quoted passage in the screenshot
@@ -398,3 +400,80 @@ def test_the_direct_answer_is_the_bold_first_line_and_its_sentence_comes_first(s
     assert " ".join(first.split()).startswith("The SI unit of electric current is ampere")
     assert "watt" not in reply.text  # nothing about the unit of power beside it
     shots(d, "direct-answer")
+
+
+# ---------------------------------------------------------------------------------------------- issue 37
+def page_images(driver) -> list:
+    """The images in the chat (the printed pages of opened sources)."""
+    return driver.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage'] img")
+
+
+def screen(driver) -> str:
+    """All the text on the screen."""
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def fresh_chat(driver, url: str, subject: str) -> None:
+    driver.get(url)  # no ?chat= in the address: a conversation of its own
+    wait(driver, 120).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatInputTextArea']")))
+    idle(driver)
+    choose(driver, "Subject", subject)
+
+
+def test_a_page_is_drawn_only_for_a_source_opened(server, browser):
+    d = browser
+    fresh_chat(d, server["url"], "Social Science")
+    reply = ask_in_chat(d, QUESTION, "medium of exchange")
+    ask_in_chat(d, "Who issues currency notes in India?", "Reserve Bank")
+    idle(d)
+    assert not page_images(d)  # two replies with their sources: no printed page was sent to the browser
+    source = expander(reply, "Money and Credit")
+    click_in_view(d, source)
+    opened = source.find_element(By.XPATH, "./ancestor::details")
+    img = wait(d, 60).until(lambda drv: next(iter(opened.find_elements(By.CSS_SELECTOR, "img")), None))
+    assert highlight_pixels(img.get_attribute("src")) > 500
+    idle(d)
+    assert len(page_images(d)) == len(opened.find_elements(By.CSS_SELECTOR, "img"))  # that source's pages only
+
+
+def test_a_reload_keeps_the_chat_and_each_subject_has_its_own(server, browser):
+    d = browser
+    fresh_chat(d, server["url"], "Social Science")
+    ask_in_chat(d, QUESTION, "medium of exchange")
+    assert "chat=" in d.current_url  # the conversation's id is in the address
+    d.refresh()
+    wait(d, 120).until(lambda drv: any(QUESTION in m.text for m in drv.find_elements(
+        By.CSS_SELECTOR, "[data-testid='stChatMessage']")))
+    idle(d)
+    chat = screen(d)
+    assert QUESTION in chat and "medium of exchange" in chat.split(QUESTION, 1)[1]
+
+    choose(d, "Subject", "Science")  # Science has a chat of its own, empty so far
+    assert QUESTION not in screen(d)
+    ask_in_chat(d, "What is the SI unit of electric current?", "ampere")
+    choose(d, "Subject", "Social Science")
+    main = screen(d)
+    assert QUESTION in main and "SI unit of electric current" not in main
+    d.refresh()  # after a reload too, each subject finds its own chat
+    wait(d, 120).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='stChatMessage']")))
+    idle(d)
+    choose(d, "Subject", "Science")
+    wait(d, 30).until(lambda drv: "SI unit of electric current" in screen(drv))
+    assert QUESTION not in screen(d)
+
+
+def test_a_suggestion_clicked_asks_about_its_section(server, browser):
+    d = browser
+    fresh_chat(d, server["url"], "Social Science")
+    refusal = ask_in_chat(d, SUGGESTING, "I don't know based on the textbooks.")
+    assert "You could ask about" in refusal.text
+    button = refusal.find_elements(By.CSS_SELECTOR, "[data-testid='stButton'] button")[0]
+    label = button.text  # "Money and Credit — 2.6 Formal and Informal Sources of Credit (page 3)"
+    click_in_view(d, button)
+    wait(d, 120).until(lambda drv: sum("Diagnostics" in m.text for m in drv.find_elements(
+        By.CSS_SELECTOR, "[data-testid='stChatMessage']")) == 2)
+    idle(d)
+    asked = d.find_elements(By.CSS_SELECTOR, "[data-testid='stChatMessage']")[-2].text  # the student's new turn
+    assert "What does the book say about " in asked
+    topic = asked.split("What does the book say about ", 1)[1].split("?")[0]
+    assert topic and topic in label  # the section the button named

@@ -82,6 +82,23 @@ def texts(node) -> str:
     return "\n".join(m.value for m in node.markdown) + "\n" + "\n".join(c.value for c in node.caption)
 
 
+def last_turn(at: AppTest) -> str:
+    """The widget key of the Ask page's newest turn on the shelf now picked (its sources' and Diagnostics' keys)."""
+    shelf = f"{at.session_state[resources.KLASS]}/{at.session_state[resources.SUBJECT]}"
+    return f"ask_{at.session_state[resources.ASK_CHATS][shelf][-1]['id']}"
+
+
+def opened(at: AppTest, key: str | None = None, parts=("diag", "src1", "src2", "src3")) -> AppTest:
+    """Open a turn's Diagnostics and sources (the newest on the Ask page unless `key`), as a student clicks them:
+    what they hold is drawn only while they are open."""
+    key = key or last_turn(at)
+    for part in parts:
+        at.session_state[f"{key}_{part}"] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def open_page(at: AppTest, page: str) -> AppTest:
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, at.exception
@@ -142,7 +159,8 @@ def test_cited_source_shows_the_printed_page_with_the_sentence_highlighted(env):
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
     assert not at.exception
-    source = at.chat_message[-1].expander[0]
+    assert not images(at) and not (env["data"] / "page-cache").exists()  # nothing drawn until the source is opened
+    source = opened(at, parts=("src1",)).chat_message[-1].expander[0]
     # the quoted sentences are on pages 1 and 2: both printed pages are shown, each with its sentence marked
     assert len(images(source)) == 2
     assert texts(source).count("Highlighted: the sentence the answer quotes") == 2
@@ -197,7 +215,7 @@ def test_sentence_not_found_on_the_printed_page_shows_the_page_without_highlight
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
     assert not at.exception
-    reply = at.chat_message[-1]
+    reply = opened(at).chat_message[-1]
     assert "Refraction of light is what we call this bending" in reply.markdown[0].value
     source = reply.expander[0]
     assert len(images(source)) >= 1  # the page is still shown
@@ -212,14 +230,14 @@ def test_source_whose_pdf_is_gone_says_the_page_cannot_be_shown(env):
     (path / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
-    source = at.chat_message[-1].expander[0]
+    source = opened(at).chat_message[-1].expander[0]
     assert not images(source)
     gone = "The printed page cannot be shown: the PDF of light.pdf is no longer where it was added from"
     assert gone in texts(source)
     assert "refraction of light" in texts(source)  # the extracted passage is still there
 
 
-def test_refusal_shows_reason_suggestions_and_diagnostics(env):
+def test_refusal_shows_reason_and_diagnostics_and_no_suggestion_beside_the_point(env):
     at = app()
     at.chat_input[0].set_value(OFF_TOPIC).run()
     assert not at.exception
@@ -227,7 +245,10 @@ def test_refusal_shows_reason_suggestions_and_diagnostics(env):
     first = reply.markdown[0].value
     assert REFUSAL_SENTENCE in first.replace("\\", "")
     assert Reason.OFF_TOPIC.en.rstrip(".") in first
-    assert "You could ask about" in texts(reply)
+    # a question about nothing on the shelf: any section offered would be beside the point
+    assert "You could ask about" not in texts(reply) and not reply.button
+    assert not reply.expander[0].dataframe  # Diagnostics is drawn only when opened
+    reply = opened(at).chat_message[-1]
     diag = reply.expander[0]
     assert diag.label == "Diagnostics"
     checks = diag.dataframe[0].value
@@ -257,6 +278,7 @@ def test_a_follow_up_in_the_chat_is_read_with_the_previous_question(env):
     at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
     at.chat_input[0].set_value("Where is it found?").run()
     assert not at.exception
+    opened(at)
     question, reply = at.chat_message[-2], at.chat_message[-1]
     resolved = "Where is soil found?"  # "it" replaced by the earlier question's topic
     assert f"read as a follow-up: “{resolved}”" in texts(question)
@@ -327,7 +349,7 @@ def test_selected_passage_is_asked_in_selected_text_mode(env):
     assert "Selected from" in texts(at)
     at.chat_input(key="reader_question").set_value(ANSWERABLE).run()
     assert not at.exception
-    reply = at.chat_message[-1]
+    reply = opened(at, "read_0").chat_message[-1]
     assert "refraction of light" in reply.markdown[0].value
     assert "Selected passage" in texts(reply.expander[-1])
     row = AuditLog(env["audit"]).frame().iloc[0]
@@ -444,6 +466,8 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
     # an answered question's detail shows its sources' printed pages, as the student saw them
     at.text_input(key="t_text").input("bending of light").run()
     at.selectbox(key="t_decision").select("Answered").run()
+    assert not images(at)  # as for the student: a source's page is drawn when it is opened
+    opened(at, f"t_{at.selectbox(key='t_detail').value}", parts=("src1",))
     assert "Highlighted: the sentence the answer quotes" in texts(at) and images(at)
 
     at.selectbox(key="t_decision").select("Refused").run()
@@ -751,7 +775,7 @@ def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_lin
 
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value("What is the power of a lens measured in?").run()
-    reply = at.chat_message[-1]
+    reply = opened(at).chat_message[-1]
     shown = texts(reply) + "\n".join(texts(e) for e in reply.expander)
     assert "dioptres" in reply.markdown[0].value and "watts" not in reply.markdown[0].value
     assert "school password" not in shown and "evil" not in shown and "http://" not in shown
@@ -899,6 +923,7 @@ def test_llm_answer_from_the_app_is_shown_once_checked(llm_server):
     reply = at.chat_message[-1]
     assert "refraction of light" in reply.markdown[0].value and ":blue-badge[" in reply.markdown[0].value
     assert render.PENDING_NOTE not in texts(at)  # the pending draft was replaced by the checked answer
+    reply = opened(at).chat_message[-1]
     assert "LLM called** yes" in texts(reply.expander[-1])
 
 
@@ -935,7 +960,7 @@ def test_local_answerer_from_the_app_with_a_real_model(env, monkeypatch):
     at = AppTest.from_file(str(APP), default_timeout=600).run()
     at.chat_input[0].set_value(ANSWERABLE).run()
     assert not at.exception, at.exception
-    reply = at.chat_message[-1]
+    reply = opened(at).chat_message[-1]
     assert "LLM called** yes" in texts(reply.expander[-1]) and "gemma" in texts(reply.expander[-1])
     assert render.PENDING_NOTE not in texts(at)
     (row,) = AuditLog(env["audit"]).rows()
@@ -971,3 +996,90 @@ def test_an_upload_after_a_shelf_notice_still_uses_the_app_embedder(env, tmp_pat
     at.button(key="up_add").click().run()
     assert not at.exception
     assert ShelfStore(env["index"]).manifest("9", "geography").embedding_model == HashEmbedder.name
+
+
+# ---------------------------------------------------------------------------------- issue 37: a chat to live in
+def test_a_reply_draws_no_page_and_no_diagnostics_tables_until_opened(env, monkeypatch):
+    drawn: list[int] = []
+    real = resources.page_image
+    monkeypatch.setattr(render, "page_image", lambda *a, **k: drawn.append(a[3]) or real(*a, **k))
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    at.chat_input[0].set_value("What does a convex lens do?").run()
+    assert not at.exception
+    assert drawn == [] and not images(at) and not at.dataframe  # two replies with sources: nothing rendered
+    first = f"ask_{at.session_state[resources.ASK_CHATS]['10/science'][0]['id']}"
+    opened(at, first, parts=("src1",))
+    assert sorted(drawn) == [1, 2] and len(images(at)) == 2  # the one source opened: its two pages, nothing else
+    assert not at.dataframe
+
+
+def test_a_reload_keeps_the_chat_and_new_conversation_clears_it(env):
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    cid = at.query_params["chat"]
+    assert len(cid) == 32  # the conversation's id is in the page's URL
+    again = AppTest.from_file(str(APP), default_timeout=60)  # a reload: a new session with the same URL
+    again.query_params["chat"] = cid
+    again.run()
+    assert not again.exception
+    assert [m.name for m in again.chat_message] == ["user", "assistant"]
+    assert ANSWERABLE in texts(again.chat_message[0])
+    assert "refraction of light" in again.chat_message[1].markdown[0].value
+    # a follow-up after the reload is still read against the kept answer
+    again.chat_input[0].set_value("What is it called?").run()
+    assert len(again.chat_message) == 4
+    again.button(key="ask_new").click().run()
+    assert not again.chat_message
+    fresh = AppTest.from_file(str(APP), default_timeout=60)
+    fresh.query_params["chat"] = cid
+    assert not fresh.run().chat_message  # cleared for good, not only in that session
+    assert AuditLog(env["audit"]).count() == 2  # the questions stay in the audit log
+    stranger = AppTest.from_file(str(APP), default_timeout=60).run()  # no id in the URL: a chat of its own
+    assert not stranger.chat_message and stranger.query_params["chat"] != cid
+
+
+def test_switching_subject_shows_that_subjects_chat(env):
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    at.selectbox(key="_pick_subject").select("social-science").run()
+    assert not at.chat_message and "This shelf has" in texts(at)  # Social Science's own (empty) chat
+    at.chat_input[0].set_value("Which soil is ideal for growing cotton?").run()
+    assert "cotton" in at.chat_message[-1].markdown[0].value and len(at.chat_message) == 2
+    at.selectbox(key="_pick_subject").select("science").run()
+    assert len(at.chat_message) == 2 and "refraction of light" in at.chat_message[-1].markdown[0].value
+    at.button(key="ask_new").click().run()  # clears Science's chat only
+    at.selectbox(key="_pick_subject").select("social-science").run()
+    assert "cotton" in at.chat_message[-1].markdown[0].value
+    # the address names the shelf too: a reload comes back to Social Science's chat, and each subject keeps its own
+    assert (at.query_params["class"], at.query_params["subject"]) == ("10", "social-science")
+    again = AppTest.from_file(str(APP), default_timeout=60)
+    again.query_params.update(at.query_params)
+    again.run()
+    assert again.selectbox(key="_pick_subject").value == "social-science"
+    assert "cotton" in again.chat_message[-1].markdown[0].value and len(again.chat_message) == 2
+    again.selectbox(key="_pick_subject").select("science").run()
+    assert not again.chat_message  # Science's chat was cleared above
+
+
+def test_a_suggestion_is_a_button_that_asks_about_its_section(env):
+    at = app()
+    at.chat_input[0].set_value("Who discovered refraction of light?").run()  # the book does not say
+    reply = at.chat_message[-1]
+    assert REFUSAL_SENTENCE in reply.markdown[0].value.replace("\\", "")
+    (button,) = reply.button
+    assert "Light and Refraction" in button.label and "page 1" in button.label
+    button.click().run()
+    assert not at.exception
+    asked = "What does the book say about Light and Refraction?"
+    assert at.chat_message[-2].name == "user" and asked in texts(at.chat_message[-2])
+    assert AuditLog(env["audit"]).rows()[0]["question"] == asked
+    assert len(at.chat_message) == 4
+
+
+def test_the_server_runs_no_full_garbage_collection_after_each_script_run():
+    """Streamlit's default gc.collect(2) after every run cost most of a reply's server CPU (docs/performance.md)."""
+    import tomllib
+
+    config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["postScriptGC"] is False

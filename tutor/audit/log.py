@@ -72,6 +72,19 @@ MIGRATIONS: list[str] = [
     "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
     # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
     "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
+    # 4: the turns of each student's open conversation per shelf, so a reload finds its chat (`keep_turn`, `turns`);
+    # beside the questions table, which stays append-only: "New conversation" deletes these rows, never a question
+    """
+    CREATE TABLE conversation_turns (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation TEXT NOT NULL,
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        ts REAL NOT NULL,
+        turn_json TEXT NOT NULL
+    );
+    CREATE INDEX conversation_turns_key ON conversation_turns(conversation, class, subject);
+    """,
 ]
 
 
@@ -304,6 +317,39 @@ class AuditLog:
         d = json.loads(r["result_json"])
         d["selected_text"] = r["selected_text"]
         return d
+
+    # ------------------------------------------------------------------ conversations (a chat that survives a reload)
+    def keep_turn(self, conversation: str, klass: str, subject: str, turn: dict[str, Any]) -> bool:
+        """Keep one turn of a conversation on a shelf (`turn` as JSON); False when the database cannot take it now
+        (the chat then lives in the session only; the question itself is in the log or its spool)."""
+        row = (conversation, str(klass), subject, time.time(), json.dumps(turn, ensure_ascii=False))
+        row = tuple(valid_text(v).replace("\x00", "") if isinstance(v, str) else v for v in row)
+        try:
+            with self._con() as con:
+                self._migrate(con)
+                con.execute("INSERT INTO conversation_turns (conversation, class, subject, ts, turn_json) VALUES "
+                            f"({', '.join([self._P] * 5)})", row)
+            return True
+        except Exception:  # noqa: BLE001 - a chat that cannot be kept never blocks an answer
+            return False
+
+    def turns(self, conversation: str, klass: str, subject: str) -> list[dict[str, Any]]:
+        """The kept turns of a conversation on a shelf, oldest first ([] when none, or the database cannot be read)."""
+        try:
+            with self._con() as con:
+                rows = con.execute("SELECT turn_json FROM conversation_turns WHERE conversation = "
+                                   f"{self._P} AND class = {self._P} AND subject = {self._P} ORDER BY id",
+                                   (conversation, str(klass), subject)).fetchall()
+        except Exception:  # noqa: BLE001 - not migrated yet, or unreadable: the chat starts empty
+            return []
+        return [json.loads(r["turn_json"]) for r in rows]
+
+    def forget_turns(self, conversation: str, klass: str, subject: str) -> None:
+        """"New conversation": the kept turns of that conversation on that shelf go (the questions stay logged)."""
+        with contextlib.suppress(Exception):
+            with self._con() as con:
+                con.execute(f"DELETE FROM conversation_turns WHERE conversation = {self._P} AND class = {self._P} "
+                            f"AND subject = {self._P}", (conversation, str(klass), subject))
 
     def count(self) -> int:
         with self._read() as con:

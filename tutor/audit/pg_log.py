@@ -51,6 +51,18 @@ MIGRATIONS: list[str] = [
     "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
     # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
     "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
+    # 4: the turns of each student's open conversation per shelf
+    """
+    CREATE TABLE conversation_turns (
+        id BIGSERIAL PRIMARY KEY,
+        conversation TEXT NOT NULL,
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        ts DOUBLE PRECISION NOT NULL,
+        turn_json TEXT NOT NULL
+    );
+    CREATE INDEX conversation_turns_key ON conversation_turns(conversation, class, subject);
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 
