@@ -145,7 +145,7 @@ class Tutor:
                 res = (resolve_on_shelf(q, str(klass), subject, previous)
                        if p.resolve_followups else Resolution(q.gate_text, q.gate_text, False))
                 q = replace(q, resolved=res.resolved, followup=res.followup)
-                cross = q.reading and (q.read_from == "Hindi" or bool(p.hinglish_cross_lingual_score))
+                cross = bool(q.reading) and (q.read_from == "Hindi" or bool(p.hinglish_cross_lingual_score))
                 ans = self._ask_library(q, str(klass), subject, timer, on_token, res, cross)
                 # the dictionary, not the book, may lack them: retrieval (and the judge's chunks) read without them
                 if q.unread and ans.reason in BOOK_REFUSALS:
