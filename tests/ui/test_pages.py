@@ -776,6 +776,28 @@ def test_wrong_staff_passwords_earn_a_wait_and_then_a_lockout(env, monkeypatch):
     assert "locked" in again.error[0].value and not again.file_uploader
 
 
+def test_a_lockout_survives_clearing_streamlits_caches(env, monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setenv("TUTOR_LOGIN_FREE_FAILURES", "0")
+    monkeypatch.setenv("TUTOR_LOGIN_MAX_FAILURES", "1")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "hammer")
+    assert "locked" in at.error[0].value
+    st.cache_resource.clear()  # what a client's clear_cache message does (tests/ui/test_sign_in_socket.py sends one)
+    st.cache_data.clear()
+    again = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(again, "spanner")
+    assert "locked" in again.error[0].value and not again.file_uploader
+
+
+def test_a_mistyped_trusted_proxy_setting_keeps_the_staff_page_locked_and_names_it(env, monkeypatch):
+    monkeypatch.setenv("TUTOR_TRUSTED_PROXIES", "nginx")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    assert "trusted_proxies (TUTOR_TRUSTED_PROXIES): 'nginx' is not an IP address" in at.error[0].value
+    assert not at.text_input and not at.file_uploader
+
+
 def test_students_see_a_reason_code_and_teachers_the_error_detail(env):
     boom = Tutor(Library(env["index"], embedder=HashEmbedder()), load_policy(), audit=AuditLog(env["audit"]),
                  answerer=RaisingAnswerer())

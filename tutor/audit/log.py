@@ -72,6 +72,15 @@ MIGRATIONS: list[str] = [
     "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
     # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
     "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
+    # 4: the staff sign-in throttle, one row per (account, client) key (tutor/audit/sign_in.py)
+    """
+    CREATE TABLE sign_in_failures (
+        key TEXT PRIMARY KEY,
+        failures INTEGER NOT NULL,
+        wait_until REAL NOT NULL,
+        last_failure REAL NOT NULL
+    );
+    """,
 ]
 
 
@@ -79,7 +88,8 @@ class AuditLog:
     """Append-only log of questions; safe to share between the threads of one Streamlit server.
 
     The SQLite dialect; tutor/audit/pg_log.py's PgAuditLog overrides the few methods that speak to the database
-    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `set_aside`) and keeps everything else."""
+    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `_lock_for_update`, `set_aside`) and keeps
+    everything else."""
 
     _P = "?"  # the driver's placeholder
     _ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)  # what the driver raises for a database failure
@@ -133,6 +143,10 @@ class AuditLog:
 
     def _insert(self, con, row: tuple) -> int:
         return int(con.execute(_INSERT, row).lastrowid)
+
+    def _lock_for_update(self, con, key: str) -> None:
+        """Hold other writers off until this unit of work commits (a read-modify-write of one throttle row)."""
+        con.execute("BEGIN IMMEDIATE")
 
     @contextlib.contextmanager
     def _read(self):

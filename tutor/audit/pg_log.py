@@ -51,10 +51,20 @@ MIGRATIONS: list[str] = [
     "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
     # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
     "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
+    # 4: the staff sign-in throttle, one row per (account, client) key (tutor/audit/sign_in.py)
+    """
+    CREATE TABLE sign_in_failures (
+        key TEXT PRIMARY KEY,
+        failures INTEGER NOT NULL,
+        wait_until DOUBLE PRECISION NOT NULL,
+        last_failure DOUBLE PRECISION NOT NULL
+    );
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 
 _MIGRATION_LOCK = 0x7475746F72  # "tutor": app processes starting together migrate one at a time
+_THROTTLE_LOCK = 0x7468  # with a key's hash: two processes recording a wrong password for one key take turns
 _INSERT = (f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
            "RETURNING id")
 
@@ -121,6 +131,9 @@ class PgAuditLog(AuditLog):
         # Postgres text cannot hold NUL; SQLite can. Dropped here, or the row would stay in the spool for ever.
         row = tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
         return int(con.execute(_INSERT, row).fetchone()["id"])
+
+    def _lock_for_update(self, con, key: str) -> None:
+        con.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_THROTTLE_LOCK, key))
 
     def set_aside(self) -> Path:
         raise AuditUnavailable(f"the audit database {self.path} is on a PostgreSQL server: its administrator repairs "
