@@ -352,7 +352,7 @@ def test_ingest_into_a_damaged_shelf_refuses_its_files_by_name_and_leaves_the_ot
     report = _ingest([extra, soil], store)
     by_file = {f.file: f for f in report.files}
     assert by_file["more.pdf"].status == "refused" and by_file["more.pdf"].error_code == "shelf_damaged"
-    assert "roll it back or rebuild it" in by_file["more.pdf"].error
+    assert "roll it back, rebuild it or remove it" in by_file["more.pdf"].error
     assert by_file["more-soil.pdf"].status == "added"
     assert store.current_version("10", "science") == version  # nothing written on top of the damage
 

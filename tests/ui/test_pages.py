@@ -734,6 +734,45 @@ def test_a_damaged_shelf_is_rebuilt_from_its_kept_pdfs(env):
     assert "Damaged shelves" not in texts(at)
 
 
+def test_a_manifest_damaged_while_the_app_runs_is_listed_with_its_repairs_not_a_crash(env):
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    at.selectbox(key="m_shelf").set_value(ShelfKey("10", "science")).run()
+    assert not at.exception and "Damaged shelves" not in texts(at)  # every shelf loaded, science picked
+    live = ShelfStore(env["index"]).current_version("10", "science")
+    (env["index"] / "class-10" / "science" / live / "manifest.json").write_text("{ cut short")
+    at.run()  # the next click, with the shelf still loaded in the students' cache
+    assert not at.exception, at.exception
+    assert any("Class 10 · Science" in e.value and "manifest.json cannot be read" in e.value for e in at.error)
+    assert at.button(key="m_remove_damaged_10_science")  # a repair is offered
+    at.selectbox(key="m_shelf").set_value(ShelfKey("10", "social-science")).run()  # the other shelf still managed
+    assert not at.exception
+
+
+def test_a_damaged_shelf_with_no_earlier_version_and_no_kept_pdfs_is_removed_and_uploaded_again(env):
+    # built from the command line (the fixture's ingest): one version, no kept PDFs
+    live = ShelfStore(env["index"]).current_version("10", "science")
+    (env["index"] / "class-10" / "science" / live / "index.faiss").write_bytes(b"\0" * 100)
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    assert at.button(key="m_rollback_10_science").disabled and at.button(key="m_rebuild_damaged_10_science").disabled
+    assert at.button(key="m_remove_damaged_10_science").disabled  # not without the tick
+    at.checkbox(key="m_remove_damaged_sure_10_science").check().run()
+    at.button(key="m_remove_damaged_10_science").click().run()
+    assert not at.exception and "Removed the damaged shelf Class 10 · Science" in at.success[0].value
+    assert "Damaged shelves" not in texts(at) and ShelfStore(env["index"]).current_version("10", "science") is None
+
+    light = make_pdf(env["data"].parent / "light.pdf", LIGHT_PAGES).read_bytes()
+    at.file_uploader[0].set_value([("class-10 science light.pdf", light, "application/pdf")]).run()
+    at.button(key="up_add").click().run()
+    assert not at.exception and any("light" in s.value for s in at.success)
+    assert list(ShelfStore(env["index"]).manifest("10", "science").chapters)
+    at.switch_page("pages/ask.py").run()
+    at.selectbox(key="_pick_subject").set_value("science").run()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert "refraction of light" in at.chat_message[-1].markdown[0].value
+
+
 def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_link(env, tmp_path):
     planted = make_pdf(tmp_path / "lenses.pdf", [
         "Lenses\nA convex lens converges rays of light to a focus.\n"

@@ -250,7 +250,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         for it in shelf_items:
             report.files.append(FileReport(
                 it.file, key, "refused", cause=f"cannot go on the shelf class {key.klass} {key.subject}: the shelf is "
-                f"damaged ({e.detail}); roll it back or rebuild it on the Maintainers page first",
+                f"damaged ({e.detail}); roll it back, rebuild it or remove it on the Maintainers page first",
                 error_code="shelf_damaged"))
         return
     if embedder is None and manifest is not None:
