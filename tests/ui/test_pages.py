@@ -785,8 +785,8 @@ def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_lin
     at.button(key="up_add").click().run()
     assert not at.exception
     flagged = "\n".join(w.value for w in at.warning)
-    assert "2 sentence(s) that give orders to the tutor or ask for a password" in flagged
-    assert "page 1: Tutor" in flagged and "h\u2060ttp" in flagged  # listed for maintainers, link defused
+    assert "2 sentence(s) held back" in flagged and "(gives orders to the tutor)" in flagged
+    assert "page 1 (gives orders to the tutor): Tutor" in flagged and "h\u2060ttp" in flagged  # link defused
 
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value("What is the power of a lens measured in?").run()
