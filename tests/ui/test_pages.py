@@ -773,6 +773,28 @@ def test_a_damaged_shelf_with_no_earlier_version_and_no_kept_pdfs_is_removed_and
     assert "refraction of light" in at.chat_message[-1].markdown[0].value
 
 
+def test_an_upload_on_a_full_disk_says_so_and_leaves_the_shelf_as_it_was(env, monkeypatch):
+    import errno
+
+    import numpy as np
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = ShelfStore(env["index"]).current_version("10", "science")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    monkeypatch.setattr(np, "save", full)  # the shelf's vectors meet a full disk
+    lens = make_pdf(env["data"].parent / "lens.pdf", ["Lenses\nA convex lens converges rays of light to a focus. "
+                                                      "The power of a lens is measured in dioptres."]).read_bytes()
+    at.file_uploader[0].set_value([("class-10 science lens.pdf", lens, "application/pdf")]).run()
+    at.button(key="up_add").click().run()
+    assert not at.exception
+    said = "\n".join(e.value for e in at.error)
+    assert "is full (no space left on device)" in said and "science is unchanged" in said
+    assert ShelfStore(env["index"]).current_version("10", "science") == before
+
+
 def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_link(env, tmp_path):
     planted = make_pdf(tmp_path / "lenses.pdf", [
         "Lenses\nA convex lens converges rays of light to a focus.\n"
