@@ -21,6 +21,7 @@ layout.page_header("Teachers", "What students asked, what the tutor answered or 
 auth.password_gate("teacher_password", resources.AUTH_TEACHER, "teachers'")
 
 log = resources.audit_log()
+render.audit_waiting_note(log)
 try:
     raw = log.frame()
 except AuditUnavailable as e:

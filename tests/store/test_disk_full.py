@@ -7,9 +7,9 @@ elsewhere the same test sees ENOSPC from a patched write, as a full disk raises 
 from __future__ import annotations
 
 import errno
-import subprocess
 from pathlib import Path
 
+import helpers_disk
 import numpy as np
 import pytest
 
@@ -23,27 +23,16 @@ from helpers_safety import EMB, LIGHT
 def small_disk(tmp_path, monkeypatch):
     """A folder on a 1 MiB tmpfs and a function that fills it; (folder, fill, real)."""
     where = tmp_path / "disk"
-    where.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
-                             capture_output=True).returncode == 0
+    with helpers_disk.small_disk(where) as mounted:
+        def fill() -> None:
+            if mounted:
+                helpers_disk.fill(where)
+            else:  # no mount here: np.save meets a full disk
+                def full(*a, **k):
+                    raise OSError(errno.ENOSPC, "No space left on device", str(where))
+                monkeypatch.setattr(np, "save", full)
 
-    def fill() -> None:
-        if mounted:
-            try:
-                with open(where / "ballast", "wb") as fh:
-                    while True:
-                        fh.write(b"\0" * 4096)
-                        fh.flush()
-            except OSError as e:
-                assert e.errno == errno.ENOSPC
-        else:  # no mount here: np.save meets a full disk
-            def full(*a, **k):
-                raise OSError(errno.ENOSPC, "No space left on device", str(where))
-            monkeypatch.setattr(np, "save", full)
-
-    yield where, fill, mounted
-    if mounted:
-        subprocess.run(["umount", str(where)], check=False)
+        yield where, fill, mounted
 
 
 def write(store: ShelfStore, chunks) -> str:

@@ -662,6 +662,23 @@ def test_a_damaged_audit_database_never_stops_answers_and_maintainers_repair_it(
     assert not spool.exists() and "needs attention" not in texts(at)
 
 
+def test_teachers_are_told_how_many_questions_wait_when_the_spool_cannot_be_written_either(env, monkeypatch):
+    import errno
+
+    def spool_full(self, rows):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(AuditLog, "_write_spool", spool_full)  # the spool's disk is full
+    env["audit"].write_bytes(b"not a database at all " * 300)
+    at = app({"teacher_password": "chalk"})
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception and "refraction of light" in at.chat_message[-1].markdown[0].value
+    open_page(at, "teachers")
+    sign_in(at, "chalk")
+    said = "\n".join(w.value for w in at.warning)
+    assert "**1** question(s) wait to be written to the audit database, 1 of them in memory" in said
+
+
 def test_a_damaged_shelf_is_isolated_shown_to_maintainers_and_rolled_back(env):
     store = ShelfStore(env["index"])
     remove_chapter(store, "10", "science", "acids.pdf")  # a second version, so there is one to roll back to

@@ -2,8 +2,9 @@
 
 Owns the schema and the reads the teachers' page needs; a migration is only ever appended, never edited. Logging
 never blocks an answer: a row the database cannot take (damaged, locked, moved away, disk full) goes to a spool
-file beside it (`<db>.spool.jsonl`), replayed in order as soon as the database takes writes again, and the failure
-is kept for the maintainers' page (`health`), which can also set a damaged database aside (`set_aside`).
+file beside it (`<db>.spool.jsonl`), and when that cannot be written either (the spool sits on the same full disk)
+it waits in memory; both are replayed in order as soon as the database takes writes again. The failure is kept for
+the maintainers' page (`health`), which can also set a damaged database aside (`set_aside`).
 """
 from __future__ import annotations
 
@@ -36,8 +37,9 @@ class AuditHealth:
 
     ok: bool
     error: str
-    spooled: int
+    spooled: int  # in the spool file and in memory together
     spool_path: str
+    in_memory: int = 0  # of `spooled`, those the spool file could not take: lost if the app stops before a write
 
 MIGRATIONS: list[str] = [
     # 1: the questions table
@@ -99,9 +101,13 @@ class AuditLog:
         self.path = Path(path)
         self._open(self.path.with_name(self.path.name + ".spool.jsonl"))
 
+    MAX_IN_MEMORY = 100_000  # rows kept while neither the database nor the spool file takes them; then the oldest go
+
     def _open(self, spool_path: Path) -> None:
         self.spool_path = Path(spool_path)
         self._lock = threading.Lock()
+        self._memory: list[tuple] = []  # rows neither the database nor the spool file could take, oldest first
+        self.dropped = 0  # rows dropped from memory past MAX_IN_MEMORY (said on the maintainers' page)
         self.error = ""  # the last failure to write, "" while the store works
         try:  # a damaged database must not stop the app from starting: questions are spooled meanwhile
             self._ready()
@@ -218,44 +224,59 @@ class AuditLog:
                 con.execute("SELECT COUNT(*) AS n FROM questions").fetchone()
         except Exception as e:  # noqa: BLE001
             error = _describe(e)
-        return AuditHealth(not error, error, self.spooled(), str(self.spool_path))
+        return AuditHealth(not error, error, self.spooled(), str(self.spool_path), len(self._memory))
 
     def spooled(self) -> int:
+        """Questions waiting to be written: in the spool file and in memory."""
         try:
             with open(self.spool_path, encoding="utf-8") as fh:
-                return sum(1 for line in fh if line.strip())
-        except FileNotFoundError:
-            return 0
+                on_disk = sum(1 for line in fh if line.strip())
+        except OSError:
+            on_disk = 0
+        return on_disk + len(self._memory)
 
     # ------------------------------------------------------------------ spool
     def _spool(self, row: tuple) -> None:
+        """Keep a row the database did not take: in the spool file (with any rows waiting in memory before it, so the
+        order holds), else in memory."""
         try:
-            with open(self.spool_path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(dict(zip(COLUMNS, row)), ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-        except OSError as e:  # nowhere left to keep it: the failure is still reported to maintainers
-            self.error += f"; the spool file {self.spool_path} cannot be written either ({e})"
+            self._write_spool(self._memory + [row])
+            self._memory.clear()
+        except OSError as e:  # the spool's disk is full too: kept in memory, retried on the next write
+            self.error += f"; the spool file {self.spool_path} cannot be written either ({e}): kept in memory"
+            self._memory.append(row)
+            if len(self._memory) > self.MAX_IN_MEMORY:
+                del self._memory[0]
+                self.dropped += 1
+
+    def _write_spool(self, rows: list[tuple]) -> None:
+        with open(self.spool_path, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(dict(zip(COLUMNS, r)), ensure_ascii=False) + "\n" for r in rows))
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def _replay_into(self, con) -> int:
-        """Insert the spooled rows in order inside the caller's transaction (all or none)."""
-        if not self.spool_path.exists():
-            return 0
+        """Insert the spooled rows, then those waiting in memory, in order inside the caller's transaction (all or
+        none)."""
         n = 0
-        with open(self.spool_path, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    d = json.loads(line)
-                except ValueError:  # a line cut short by a crash while spooling: the rest still counts
-                    continue
-                self._insert(con, tuple(d.get(c) for c in COLUMNS))
-                n += 1
-        return n
+        if self.spool_path.exists():
+            with open(self.spool_path, encoding="utf-8") as fh:
+                for line in fh:
+                    try:
+                        d = json.loads(line)
+                    except ValueError:  # a line cut short by a crash (or a full disk) while spooling
+                        continue
+                    self._insert(con, tuple(d.get(c) for c in COLUMNS))
+                    n += 1
+        for row in self._memory:
+            self._insert(con, row)
+        return n + len(self._memory)
 
     def _spool_done(self) -> None:
         # after the commit; a crash between the two would replay those rows once more (duplicates, never losses)
         with contextlib.suppress(FileNotFoundError):
             self.spool_path.unlink()
+        self._memory.clear()
 
     def _row(self, ans: TutorAnswer, selected_text: str | None) -> tuple:
         """The row for one question, every string valid Unicode (a lone surrogate would fail in SQLite)."""
