@@ -456,6 +456,30 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
     assert {"Nearest chapter", "Refused", "Example questions"} <= set(gaps.columns)
 
 
+def test_the_teachers_question_list_comes_a_page_at_a_time_and_a_big_csv_when_asked_for(env):
+    import sqlite3
+
+    from tutor.audit.log import COLUMNS
+
+    seed_audit(env)
+    with sqlite3.connect(env["audit"]) as con:  # 5,100 more questions, copies of the first with their own text
+        row = con.execute(f"SELECT {', '.join(COLUMNS)} FROM questions ORDER BY id LIMIT 1").fetchone()
+        q = COLUMNS.index("question")
+        con.executemany(f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                        [row[:q] + (f"Copied question {i}?",) + row[q + 1:] for i in range(5_100)])
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    sign_in(at, "chalk")
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Questions"] == "5105"
+    assert len(at.dataframe[0].value) == 100 and at.dataframe[0].value["question"].iloc[0] == "Copied question 5099?"
+    assert len(at.selectbox(key="t_detail").options) == 100  # the detail offers this page's questions
+    at.number_input(key="t_page_52").set_value(52).run()
+    assert len(at.dataframe[0].value) == 5  # the last page: the five questions seed_audit asked
+    assert not at.download_button and at.button(key="t_csv_prepare").label == "Prepare a CSV of these 5105 rows"
+    at.button(key="t_csv_prepare").click().run()
+    assert not at.exception and at.download_button[0].label == "Download these 5105 rows as CSV"
+
+
 def test_direct_answer_leads_and_is_marked_in_its_sentence(env):
     from tutor.types import AnswerSentence, Source, TutorAnswer
 

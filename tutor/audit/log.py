@@ -83,6 +83,13 @@ MIGRATIONS: list[str] = [
         last_failure REAL NOT NULL
     );
     """,
+    # 5: the teachers' page counts in the database (tutor/audit/queries.py): indexes that answer its counts alone
+    """
+    CREATE INDEX questions_refusals
+        ON questions(decision, class, subject, reason, nearest_chapter, nearest_section, ts);
+    CREATE INDEX questions_ts_decision ON questions(ts, decision);
+    CREATE INDEX questions_reason ON questions(reason);
+    """,
 ]
 
 
@@ -94,6 +101,7 @@ class AuditLog:
     everything else."""
 
     _P = "?"  # the driver's placeholder
+    _FLOOR = "CAST({} AS INTEGER)"  # a non-negative number rounded down, in SQL (SQLite's cast truncates)
     _ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)  # what the driver raises for a database failure
     can_set_aside = True  # a damaged file can be moved away; a server database is its administrator's to repair
 

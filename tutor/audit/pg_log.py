@@ -60,6 +60,13 @@ MIGRATIONS: list[str] = [
         last_failure DOUBLE PRECISION NOT NULL
     );
     """,
+    # 5: the teachers' page counts in the database (tutor/audit/queries.py): indexes that answer its counts alone
+    """
+    CREATE INDEX questions_refusals
+        ON questions(decision, class, subject, reason, nearest_chapter, nearest_section, ts);
+    CREATE INDEX questions_ts_decision ON questions(ts, decision);
+    CREATE INDEX questions_reason ON questions(reason);
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 
@@ -84,6 +91,7 @@ class PgAuditLog(AuditLog):
     """The audit log in a PostgreSQL database; questions it cannot take are spooled to a local file, as on SQLite."""
 
     _P = "%s"
+    _FLOOR = "FLOOR({})"  # Postgres's cast to an integer rounds
     _ERRORS = (psycopg.Error,)
     can_set_aside = False
 
