@@ -108,8 +108,8 @@ with tab_questions:
 
         st.subheader("Question detail", anchor=False)
         labels = {int(r.id): f"#{r.id} · {r.time:%d/%m %H:%M} · {pres.clip(r.question, 90)}" for r in rows.itertuples()}
-        chosen = st.selectbox("Open a question (from this page of the list)", list(labels), format_func=labels.get,
-                              key="t_detail")
+        chosen = st.selectbox("Open a question", list(labels), format_func=labels.get, key="t_detail",
+                              help="The questions on this page of the list above")
         detail = log.detail(int(chosen)) if chosen is not None else None
         if detail is None:
             st.warning("That question is no longer in the log.")
