@@ -73,13 +73,16 @@ def waiting_text(h, where: str = "the spool file") -> str:
                  "full): they are lost if the app stops before the database takes writes again")
     else:
         text += f", in {where}"
-    return text + ". They are written as soon as the database takes writes again."
+    text += ". They are written as soon as the database takes writes again."
+    if h.dropped:
+        text += f" {h.dropped} more could not be kept anywhere and are lost."
+    return text
 
 
 def audit_waiting_note(log: AuditLog) -> None:
     """For teachers: questions asked but not yet in the log (and so not in the table); draws nothing otherwise."""
     h = log.health()
-    if h.spooled:
+    if h.spooled or h.dropped:
         st.warning(waiting_text(h) + " Until then they are not in this page's table.", icon=":material/schedule:")
 
 
@@ -87,7 +90,7 @@ def audit_health_panel(log: AuditLog) -> None:
     """For maintainers: what is wrong with the audit store, how many questions wait in its spool, and the two
     repairs (write the spool now; set a damaged database aside). Draws nothing while the store is healthy."""
     h = log.health()
-    if h.ok and not h.spooled:
+    if h.ok and not h.spooled and not h.dropped:
         return
     with st.container(border=True):
         st.markdown("#### :material/warning: The audit log needs attention")

@@ -68,4 +68,7 @@ def test_memory_is_bounded_and_what_it_drops_is_counted(tmp_path, monkeypatch, n
     monkeypatch.setattr(AuditLog, "MAX_IN_MEMORY", n)
     for i in range(n + 2):
         log.log(answered(f"q{i}"))
-    assert log.health().in_memory == n and log.dropped == 2
+    assert log.health().in_memory == n and log.health().dropped == 2
+    from ui.render import waiting_text
+
+    assert "2 more could not be kept anywhere and are lost" in waiting_text(log.health())

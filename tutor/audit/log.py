@@ -40,6 +40,7 @@ class AuditHealth:
     spooled: int  # in the spool file and in memory together
     spool_path: str
     in_memory: int = 0  # of `spooled`, those the spool file could not take: lost if the app stops before a write
+    dropped: int = 0  # rows memory could not hold either (past MAX_IN_MEMORY), since the app started
 
 MIGRATIONS: list[str] = [
     # 1: the questions table
@@ -232,7 +233,7 @@ class AuditLog:
                 con.execute("SELECT COUNT(*) AS n FROM questions").fetchone()
         except Exception as e:  # noqa: BLE001
             error = _describe(e)
-        return AuditHealth(not error, error, self.spooled(), str(self.spool_path), len(self._memory))
+        return AuditHealth(not error, error, self.spooled(), str(self.spool_path), len(self._memory), self.dropped)
 
     def spooled(self) -> int:
         """Questions waiting to be written: in the spool file and in memory."""
