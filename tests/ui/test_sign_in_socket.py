@@ -31,11 +31,10 @@ RIGHT, WRONG = "spanner", "hammer"
 def app_server(tmp, **env_extra):
     secrets = tmp / "secrets.toml"
     secrets.write_text(f'maintainer_password = "{RIGHT}"\n')
-    env = dict(os.environ, TUTOR_EMBEDDER="hash", TUTOR_READER="false", TUTOR_INDEX_DIR=str(tmp / "index"),
+    env = {k: v for k, v in os.environ.items() if k not in ("TUTOR_DATABASE_URL", "TUTOR_TRUSTED_PROXIES")}
+    env.update(TUTOR_EMBEDDER="hash", TUTOR_READER="false", TUTOR_INDEX_DIR=str(tmp / "index"),
                TUTOR_AUDIT_DB=str(tmp / "audit.sqlite3"), TUTOR_DATA_DIR=str(tmp / "data"),
                TUTOR_LOGIN_FREE_FAILURES="1", TUTOR_LOGIN_MAX_FAILURES="2", TUTOR_LOGIN_LOCKOUT_S="600", **env_extra)
-    env.pop("TUTOR_DATABASE_URL", None)
-    env.pop("TUTOR_TRUSTED_PROXIES", None) if "TUTOR_TRUSTED_PROXIES" not in env_extra else None
     port = free_port()
     cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
            "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--secrets.files", str(secrets)]
