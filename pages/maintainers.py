@@ -35,9 +35,10 @@ if ss.get(resources.MAINT_NOTICE):
 
 render.audit_health_panel(resources.audit_log())
 
-shelf_keys = lib.keys()
-damaged = lib.damaged()  # loads each live version once (checksums verified); the students' cache shares it
-manifests = {k: store.manifest(k.klass, k.subject) for k in shelf_keys if k not in damaged}
+# loads each live version once (checksums verified; the students' cache shares it) and reads each manifest: a shelf
+# damaged while the app runs is listed with its repairs, never a failed page
+manifests, damaged = lib.survey()
+shelf_keys = set(manifests) | set(damaged)
 m1, m2, m3 = st.columns(3)
 m1.metric("Shelves", len(shelf_keys), border=True)
 m2.metric("Chapters", sum(len(m.chapters) for m in manifests.values() if m), border=True)
@@ -64,18 +65,32 @@ def rebuild(key) -> None:
             ss[resources.MAINT_NOTICE] = ("error", f"The shelf was not rebuilt: {e}")
 
 
+def remove_damaged(key, kept: int) -> None:
+    """Take a damaged shelf off the library, so its chapters can be uploaded afresh (the repair for a shelf with no
+    earlier version and no kept PDFs, e.g. one built from the command line)."""
+    name = pres.shelf_label(key.klass, key.subject)
+    try:
+        store.delete(key.klass, key.subject)
+    except TutorError as e:
+        ss[resources.MAINT_NOTICE] = ("error", f"The shelf {name} was not removed: {e}")
+        return
+    ss[resources.MAINT_NOTICE] = ("ok", f"Removed the damaged shelf {name}. Upload its chapters again on the Add "
+                                        "chapters tab" + (f" (its {kept} kept PDF(s) stay for that)." if kept else "."))
+
+
 if damaged:
     with st.container(border=True):
         st.markdown("#### :material/build: Damaged shelves")
         st.caption("Students who ask on these shelves are told the book cannot be opened right now; every other shelf "
-                   "keeps answering. Roll back to the version before the damage, or rebuild from the kept PDFs.")
+                   "keeps answering. Roll back to the version before the damage, rebuild from the kept PDFs, or "
+                   "remove the shelf and upload its chapters again.")
         for key, problem in damaged.items():
             tag = f"{key.klass}_{key.subject}"
             st.error(f"**{pres.shelf_label(key.klass, key.subject)}** is damaged: {pres.md(problem.detail)}",
                      icon=":material/broken_image:")
             previous = store.previous_version(key.klass, key.subject)
             kept_here = uploads.kept_names(store, key.klass, key.subject)
-            c1, c2 = st.columns(2)
+            c1, c2, c3 = st.columns(3)
             if c1.button("Roll back to the previous version", icon=":material/history:", key=f"m_rollback_{tag}",
                          disabled=previous is None,
                          help="No earlier intact version is kept" if previous is None else f"Version {previous}"):
@@ -89,6 +104,11 @@ if damaged:
             if c2.button(f"Rebuild from {len(kept_here)} kept PDF(s)", icon=":material/autorenew:",
                          key=f"m_rebuild_damaged_{tag}", disabled=not kept_here):
                 rebuild(key)
+                st.rerun()
+            sure = c3.checkbox("Yes, remove this shelf", key=f"m_remove_damaged_sure_{tag}")
+            if c3.button("Remove the shelf", icon=":material/delete_forever:", key=f"m_remove_damaged_{tag}",
+                         disabled=not sure, help="Students lose it until its chapters are uploaded again"):
+                remove_damaged(key, len(kept_here))
                 st.rerun()
 
 tab_add, tab_shelves = st.tabs([":material/upload_file: Add chapters", ":material/shelves: Shelves"])
@@ -190,7 +210,7 @@ with tab_add:
 
 # ------------------------------------------------------------------------------------------------ shelves
 with tab_shelves:
-    keys = [k for k in shelf_keys if k not in damaged]
+    keys = [k for k, m in manifests.items() if m is not None]
     if not keys:
         st.info("The library is empty: add chapter PDFs on the first tab." if not damaged else
                 "Every shelf is damaged: repair them above.", icon=":material/inbox:")

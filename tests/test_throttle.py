@@ -68,3 +68,43 @@ def test_the_shipped_policy_allows_a_handful_of_guesses_where_200_were_made():
         t.failed("client:x")
         guesses += 1
     assert guesses < 10 and guesses <= p.login_max_failures
+
+
+def test_a_key_idle_for_the_lockout_window_starts_afresh():
+    clock = Clock()
+    t = throttle(clock)
+    for _ in range(3):
+        t.failed("k")
+    clock.now += 901  # a term later, one more typo is free again rather than a delay
+    assert t.failed("k") == 0.0
+
+
+def test_x_forwarded_for_is_read_only_from_a_trusted_proxy():
+    from tutor.throttle import client_address, parse_networks
+
+    proxy = parse_networks("127.0.0.1, 10.0.0.0/8")
+    # no proxy configured: the header is ignored, the connection's own address counts
+    assert client_address("198.51.100.2", "203.0.113.7") == "198.51.100.2"
+    assert client_address(None, "203.0.113.7") == "loopback"
+    # a configured proxy: the right-most address its hops did not add themselves
+    assert client_address(None, "203.0.113.7", proxy) == "203.0.113.7"
+    assert client_address("10.1.2.3", "1.1.1.1, 203.0.113.7, 10.9.9.9", proxy) == "203.0.113.7"
+    # a client that is not the proxy cannot choose its key by sending the header
+    assert client_address("198.51.100.2", "203.0.113.7", proxy) == "198.51.100.2"
+    # Streamlit's server has already put a loopback connection's forwarded address in its place: read it as loopback
+    assert client_address("203.0.113.7", "203.0.113.7") == "loopback"
+    assert client_address("203.0.113.7", "203.0.113.7, 127.0.0.1") == "loopback"
+    assert client_address("203.0.113.7", "203.0.113.7", proxy) == "203.0.113.7"
+    # behind the proxy, two clients are two keys: one's lockout is not the other's
+    assert client_address(None, "203.0.113.7", proxy) != client_address(None, "203.0.113.8", proxy)
+
+
+def test_a_trusted_proxy_setting_that_is_not_an_address_is_refused_by_name():
+    import pytest
+
+    from tutor.errors import PolicyError
+    from tutor.policy import load_policy
+
+    with pytest.raises(PolicyError, match="TUTOR_TRUSTED_PROXIES.*'proxy.local' is not an IP address"):
+        load_policy(env={"TUTOR_TRUSTED_PROXIES": "127.0.0.1, proxy.local"})
+    assert load_policy(env={"TUTOR_TRUSTED_PROXIES": "::1, 172.16.0.0/12"}).trusted_proxies == "::1, 172.16.0.0/12"

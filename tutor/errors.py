@@ -78,3 +78,19 @@ class ShelfBusy(TutorError):
         self.klass, self.subject = klass, subject
         super().__init__(f"Another ingest of class {klass} {subject} is running right now (in this or another app "
                          "process); this one was not started. Try again when it has finished.")
+
+
+class DiskFull(TutorError):
+    """A write found the disk full; `outcome` says what that left as it was (the write itself is undone)."""
+
+    def __init__(self, where, outcome: str):
+        self.where, self.outcome = str(where), outcome
+        super().__init__(f"the disk holding {where} is full (no space left on device): {outcome}; free some space "
+                         "and try again")
+
+
+def is_disk_full(e: BaseException) -> bool:
+    """Whether an error is a full disk or quota (OSError ENOSPC/EDQUOT, or a library's message that says so)."""
+    import errno
+
+    return (isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)) or "No space left on device" in str(e)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tutor.errors import PolicyError
+from tutor.throttle import parse_networks
 
 DEFAULT_POLICY_FILE = Path(__file__).with_name("policy.toml")
 
@@ -176,15 +177,21 @@ class Policy:
                                        "and the question is refused (question_timeout)", 0.1, 3600)
     link_domains: str = _f("", "comma-separated web domains (e.g. ncert.nic.in) whose addresses in book text stay "
                            "clickable; any other address in quoted text or questions is shown as plain text")
-    login_free_failures: int = _f(3, "wrong staff passwords allowed (per session and per client) before a "
+    login_free_failures: int = _f(3, "wrong staff passwords allowed (per account and client address) before a "
                                      "delay", 0, 1000)
     login_delay_s: float = _f(2.0, "delay after the first failure past the free ones; it doubles with each further "
                                    "one", 0, 3600)
-    login_max_failures: int = _f(10, "wrong staff passwords (per session or per client) that lock the "
+    login_max_failures: int = _f(10, "wrong staff passwords (per account and client address) that lock the "
                                      "sign-in", 1, 100_000)
     login_lockout_s: float = _f(900.0, "seconds the sign-in stays locked after login_max_failures", 1, 86_400)
+    trusted_proxies: str = _f("", "comma-separated addresses or networks of reverse proxies (e.g. 127.0.0.1,::1) "
+                              "whose X-Forwarded-For names the client the sign-in throttle counts against; empty: "
+                              "the header is ignored")
     max_pdf_pages: int = _f(400, "most pages a chapter PDF may have (too_many_pages)", 1, 100_000)
     max_pdf_mb: float = _f(50.0, "largest chapter PDF accepted, in megabytes (too_large)", 0.001, 10_000)
+    max_ingest_s: float = _f(300.0, "seconds one chapter may take to be read and embedded (OCR of damaged Hindi "
+                                    "pages not counted); past it the chapter is refused (too_slow) and its shelf left "
+                                    "as it was", 1, 86_400)
     # per embedding model: its cosine scores sit in its own range, so score thresholds are calibrated per model
     models: dict = field(default_factory=dict, hash=False, metadata={
         "desc": "per embedding model (as a shelf's manifest names it), the settings that differ for shelves built "
@@ -211,6 +218,10 @@ class Policy:
                 raise PolicyError(f"policy {f.name} must be a number, not {v!r}")
             if lo is not None and v < lo or hi is not None and v > hi:
                 raise PolicyError(f"policy {f.name}={v} is outside [{lo}, {hi}]: {f.metadata['desc']}")
+        try:
+            parse_networks(self.trusted_proxies)
+        except ValueError as e:
+            raise PolicyError(f"policy trusted_proxies (TUTOR_TRUSTED_PROXIES): {e}") from e
         if not isinstance(self.models, dict):
             raise PolicyError(f"policy models must be a table of tables, not {self.models!r}")
         for model in self.models:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
+from tutor.safety.vocabulary import held_back_label
 from tutor.text.language import passage_language
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
@@ -211,9 +212,10 @@ def flagged_message(file: str, flagged: list[tuple[int, str]] | tuple[tuple[int,
     """Planted sentences found in a chapter (never quoted to students), listed for a maintainer; "" when none."""
     if not flagged:
         return ""
-    lines = "\n".join(f"- page {p}: {md(t)}" for p, t in flagged)
-    return (f"**{md(file)}** has {len(flagged)} sentence(s) that give orders to the tutor or ask for a password. "
-            f"They are never quoted to students; check where this PDF came from.\n{lines}")
+    lines = "\n".join(f"- page {p} ({held_back_label(t) or 'held back'}): {md(t)}" for p, t in flagged)
+    return (f"**{md(file)}** has {len(flagged)} sentence(s) held back: they give orders to the tutor, tell the reader "
+            f"how to answer others, ask for credentials or personal details, or carry a web address. They are never "
+            f"quoted to students and never count as evidence; check where this PDF came from.\n{lines}")
 
 
 BOOK_IN_ENGLISH_HI = "आपकी पाठ्यपुस्तक अंग्रेज़ी में है, इसलिए उत्तर उसी के शब्दों में, अंग्रेज़ी में दिया गया है।"

@@ -1,17 +1,20 @@
 """The password gate for the staff pages and its login throttle.
 
-Passwords come from st.secrets or the environment; failed attempts are throttled per client.
+Passwords come from st.secrets or the environment; wrong passwords are throttled per account and client address, in
+the audit database (tutor/audit/sign_in.py), so neither a restart nor a client's `clear_cache` message resets them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 
 import streamlit as st
 
-from tutor.config import data_dir
+from tutor.config import audit_db_path
+from tutor.errors import TutorError
+from tutor.throttle import client_address, sign_in_key
+from ui import resources
 
 
 def _fingerprint(secret: str) -> str:
@@ -34,7 +37,12 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
             )
         st.stop()
     expected = str(expected)
-    throttle, keys = login_throttle(), _login_keys()
+    try:
+        throttle = login_throttle()
+    except TutorError as e:  # e.g. a mistyped TUTOR_TRUSTED_PROXIES: the page says which, and stays locked
+        st.error(f"The sign-in cannot start: {e}", icon=":material/error:")
+        st.stop()
+    keys = (_login_key(secret_name, throttle.trusted),)
     if hmac.compare_digest(st.session_state.get(state_key, ""), _fingerprint(expected)):
         if st.sidebar.button("Sign out", icon=":material/logout:", key=f"{state_key}_signout"):
             st.session_state.pop(state_key, None)
@@ -72,30 +80,32 @@ def password_gate(secret_name: str, state_key: str, role: str) -> None:
 
 
 @st.cache_resource
-def _login_throttle(data: str):
+def _login_throttle(audit_path: str, url: str | None):
+    from tutor.audit.sign_in import AuditThrottleStore
     from tutor.policy import load_policy
     from tutor.throttle import LoginThrottle
 
-    return LoginThrottle.from_policy(load_policy())
+    return LoginThrottle.from_policy(load_policy(), store=AuditThrottleStore(resources.get_audit(audit_path, url)))
 
 
 def login_throttle():
-    """One throttle per server (per data folder), shared by every session: a guesser cannot reset it by reloading."""
-    return _login_throttle(str(data_dir()))
+    """The throttle of this server's audit database. The object is cached, the records are not: they are rows in the
+    database, so clearing Streamlit's caches (which any client can ask for) does not reset a single one."""
+    return _login_throttle(str(audit_db_path()), resources.db_url())
 
 
-def _login_keys() -> tuple[str, str]:
-    """The keys a sign-in attempt counts against: this browser session and the client's address."""
-    ss = st.session_state
-    if "_login_session" not in ss:
-        ss["_login_session"] = os.urandom(12).hex()
+def _login_key(account: str, trusted) -> str:
+    """The key an attempt counts against: the account and the client's address (X-Forwarded-For believed only from
+    a `trusted` proxy: the policy's trusted_proxies, TUTOR_TRUSTED_PROXIES)."""
     try:
-        client = st.context.ip_address
+        peer = st.context.ip_address
+        forwarded = st.context.headers.get("X-Forwarded-For")
     except Exception:  # noqa: BLE001 - no request context
-        client = None
-    # Streamlit gives None for a loopback client (and a test harness a stand-in object): one shared "local" key
-    client = client if isinstance(client, str) and client else "local"
-    return f"session:{ss['_login_session']}", f"client:{client}"
+        peer, forwarded = None, None
+    # Streamlit gives None for a loopback client (and a test harness a stand-in object)
+    peer = peer if isinstance(peer, str) and peer else None
+    forwarded = forwarded if isinstance(forwarded, str) else None
+    return sign_in_key(account, client_address(peer, forwarded, trusted))
 
 
 def _throttled_message(wait: float, locked: bool) -> None:

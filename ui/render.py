@@ -67,11 +67,32 @@ def draw_page_image(klass: str, subject: str, file: str, page: int,
     return img
 
 
+def waiting_text(h, where: str = "the spool file") -> str:
+    """How many questions wait to be written to the audit database, and where (the spool file, or memory)."""
+    text = f"**{h.spooled}** question(s) wait to be written to the audit database"
+    if h.in_memory:
+        text += (f", {h.in_memory} of them in memory because {where} cannot be written either (the disk may be "
+                 "full): they are lost if the app stops before the database takes writes again")
+    else:
+        text += f", in {where}"
+    text += ". They are written as soon as the database takes writes again."
+    if h.dropped:
+        text += f" {h.dropped} more could not be kept anywhere and are lost."
+    return text
+
+
+def audit_waiting_note(log: AuditLog) -> None:
+    """For teachers: questions asked but not yet in the log (and so not in the table); draws nothing otherwise."""
+    h = log.health()
+    if h.spooled or h.dropped:
+        st.warning(waiting_text(h) + " Until then they are not in this page's table.", icon=":material/schedule:")
+
+
 def audit_health_panel(log: AuditLog) -> None:
     """For maintainers: what is wrong with the audit store, how many questions wait in its spool, and the two
     repairs (write the spool now; set a damaged database aside). Draws nothing while the store is healthy."""
     h = log.health()
-    if h.ok and not h.spooled:
+    if h.ok and not h.spooled and not h.dropped:
         return
     with st.container(border=True):
         st.markdown("#### :material/warning: The audit log needs attention")
@@ -79,8 +100,7 @@ def audit_health_panel(log: AuditLog) -> None:
             st.markdown(f"The audit database `{md(str(log.path))}` cannot be used: {md(h.error)}. Students still get "
                         "their answers; their questions are kept in a spool file meanwhile.")
         if h.spooled:
-            st.markdown(f"**{h.spooled}** question(s) wait in `{md(h.spool_path)}`; they are written to the database "
-                        "as soon as it takes writes again.")
+            st.markdown(waiting_text(h, md(h.spool_path)))
         c1, c2 = st.columns(2)
         if c1.button("Try the database again", icon=":material/sync:", key="audit_retry"):
             try:

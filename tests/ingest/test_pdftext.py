@@ -440,6 +440,58 @@ def test_pdf_refused_survives_a_process_boundary():
     assert (e.file, e.code, str(e)) == ("a.pdf", "blank", "a.pdf: is blank: no page has any text")
 
 
+def _bomb_stream():
+    import zlib
+
+    from pypdf.generic import NameObject, StreamObject
+
+    stream = StreamObject()
+    stream._data = zlib.compress(b"BT ET " * 14_000_000, 9)  # 84 MB of operators in a 120 KB file
+    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
+    return stream
+
+
+def test_a_compression_bomb_drawn_as_a_form_is_named_not_called_blank(tmp_path):
+    """Issue 35: a flate bomb inside a form XObject the page draws was refused as "is blank"."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, DictionaryObject, NameObject, NumberObject, StreamObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(200, 200)
+    form = _bomb_stream()
+    form.update({NameObject("/Type"): NameObject("/XObject"), NameObject("/Subtype"): NameObject("/Form"),
+                 NameObject("/BBox"): ArrayObject([NumberObject(v) for v in (0, 0, 200, 200)])})
+    page[NameObject("/Resources")] = DictionaryObject(
+        {NameObject("/XObject"): DictionaryObject({NameObject("/Fm0"): writer._add_object(form)})})
+    draw = StreamObject()
+    draw._data = b"q /Fm0 Do Q"
+    page[NameObject("/Contents")] = writer._add_object(draw)
+    path = tmp_path / "form-bomb.pdf"
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    with pytest.raises(PdfRefused) as e:
+        extract_pdf(path)
+    assert e.value.code == "too_large" and "compression bomb" in e.value.cause
+
+
+def test_a_bomb_page_inside_a_real_chapter_is_left_out_by_name(tmp_path):
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject
+
+    text = make_pdf(tmp_path / "text.pdf", ["Light travels in straight lines and bends when it enters water."] * 2)
+    writer = PdfWriter()
+    for p in PdfReader(text).pages:
+        writer.add_page(p)
+    bomb = writer.add_blank_page(200, 200)
+    bomb[NameObject("/Contents")] = writer._add_object(_bomb_stream())
+    path = tmp_path / "chapter.pdf"
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    got = extract_pdf(path)
+    assert [p.page for p in got.pages] == [1, 2]
+    assert [(s.page, "compression bomb" in s.reason) for s in got.skipped] == [(3, True)]
+
+
 def test_a_compression_bomb_is_refused_as_too_large_not_blank(tmp_path):
     import zlib
 

@@ -376,9 +376,10 @@ def test_addresses_in_book_text_and_questions_are_never_links(server, browser):
     main = d.find_element(By.TAG_NAME, "body")
     assert "watts" not in reply.text and "school password" not in main.text
     assert "evil.example/q" in main.text.replace("\u2060", "")  # the student's question, shown as text
-    assert "lenses.example/power" in main.text.replace("\u2060", "")  # shown as text...
+    # a book sentence with a web address is held back (issue 35): the source shows where it was, not the address
+    assert "lenses.example/power" not in main.text.replace("\u2060", "") and "left out" in main.text
     links = [a.get_attribute("href") or "" for a in main.find_elements(By.TAG_NAME, "a")]
-    assert not [h for h in links if "example" in h], links  # ...never as a link, nor the question's address
+    assert not [h for h in links if "example" in h], links  # never a link, nor the question's address
 
 
 # ---------------------------------------------------------------------------------------------- the direct answer

@@ -480,6 +480,30 @@ def test_teachers_filters_detail_and_csv_export(env, monkeypatch):
     assert {"Nearest chapter", "Refused", "Example questions"} <= set(gaps.columns)
 
 
+def test_the_teachers_question_list_comes_a_page_at_a_time_and_a_big_csv_when_asked_for(env):
+    import sqlite3
+
+    from tutor.audit.log import COLUMNS
+
+    seed_audit(env)
+    with sqlite3.connect(env["audit"]) as con:  # 5,100 more questions, copies of the first with their own text
+        row = con.execute(f"SELECT {', '.join(COLUMNS)} FROM questions ORDER BY id LIMIT 1").fetchone()
+        q = COLUMNS.index("question")
+        con.executemany(f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+                        [row[:q] + (f"Copied question {i}?",) + row[q + 1:] for i in range(5_100)])
+    at = open_page(app({"teacher_password": "chalk"}), "teachers")
+    sign_in(at, "chalk")
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Questions"] == "5105"
+    assert len(at.dataframe[0].value) == 100 and at.dataframe[0].value["question"].iloc[0] == "Copied question 5099?"
+    assert len(at.selectbox(key="t_detail").options) == 100  # the detail offers this page's questions
+    at.number_input(key="t_page_52").set_value(52).run()
+    assert len(at.dataframe[0].value) == 5  # the last page: the five questions seed_audit asked
+    assert not at.download_button and at.button(key="t_csv_prepare").label == "Prepare a CSV of these 5105 rows"
+    at.button(key="t_csv_prepare").click().run()
+    assert not at.exception and at.download_button[0].label == "Download these 5105 rows as CSV"
+
+
 def test_direct_answer_leads_and_is_marked_in_its_sentence(env):
     from tutor.types import AnswerSentence, Source, TutorAnswer
 
@@ -686,6 +710,23 @@ def test_a_damaged_audit_database_never_stops_answers_and_maintainers_repair_it(
     assert not spool.exists() and "needs attention" not in texts(at)
 
 
+def test_teachers_are_told_how_many_questions_wait_when_the_spool_cannot_be_written_either(env, monkeypatch):
+    import errno
+
+    def spool_full(self, rows):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(AuditLog, "_write_spool", spool_full)  # the spool's disk is full
+    env["audit"].write_bytes(b"not a database at all " * 300)
+    at = app({"teacher_password": "chalk"})
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert not at.exception and "refraction of light" in at.chat_message[-1].markdown[0].value
+    open_page(at, "teachers")
+    sign_in(at, "chalk")
+    said = "\n".join(w.value for w in at.warning)
+    assert "**1** question(s) wait to be written to the audit database, 1 of them in memory" in said
+
+
 def test_a_damaged_shelf_is_isolated_shown_to_maintainers_and_rolled_back(env):
     store = ShelfStore(env["index"])
     remove_chapter(store, "10", "science", "acids.pdf")  # a second version, so there is one to roll back to
@@ -758,6 +799,67 @@ def test_a_damaged_shelf_is_rebuilt_from_its_kept_pdfs(env):
     assert "Damaged shelves" not in texts(at)
 
 
+def test_a_manifest_damaged_while_the_app_runs_is_listed_with_its_repairs_not_a_crash(env):
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    at.selectbox(key="m_shelf").set_value(ShelfKey("10", "science")).run()
+    assert not at.exception and "Damaged shelves" not in texts(at)  # every shelf loaded, science picked
+    live = ShelfStore(env["index"]).current_version("10", "science")
+    (env["index"] / "class-10" / "science" / live / "manifest.json").write_text("{ cut short")
+    at.run()  # the next click, with the shelf still loaded in the students' cache
+    assert not at.exception, at.exception
+    assert any("Class 10 · Science" in e.value and "manifest.json cannot be read" in e.value for e in at.error)
+    assert at.button(key="m_remove_damaged_10_science")  # a repair is offered
+    at.selectbox(key="m_shelf").set_value(ShelfKey("10", "social-science")).run()  # the other shelf still managed
+    assert not at.exception
+
+
+def test_a_damaged_shelf_with_no_earlier_version_and_no_kept_pdfs_is_removed_and_uploaded_again(env):
+    # built from the command line (the fixture's ingest): one version, no kept PDFs
+    live = ShelfStore(env["index"]).current_version("10", "science")
+    (env["index"] / "class-10" / "science" / live / "index.faiss").write_bytes(b"\0" * 100)
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    assert at.button(key="m_rollback_10_science").disabled and at.button(key="m_rebuild_damaged_10_science").disabled
+    assert at.button(key="m_remove_damaged_10_science").disabled  # not without the tick
+    at.checkbox(key="m_remove_damaged_sure_10_science").check().run()
+    at.button(key="m_remove_damaged_10_science").click().run()
+    assert not at.exception and "Removed the damaged shelf Class 10 · Science" in at.success[0].value
+    assert "Damaged shelves" not in texts(at) and ShelfStore(env["index"]).current_version("10", "science") is None
+
+    light = make_pdf(env["data"].parent / "light.pdf", LIGHT_PAGES).read_bytes()
+    at.file_uploader[0].set_value([("class-10 science light.pdf", light, "application/pdf")]).run()
+    at.button(key="up_add").click().run()
+    assert not at.exception and any("light" in s.value for s in at.success)
+    assert list(ShelfStore(env["index"]).manifest("10", "science").chapters)
+    at.switch_page("pages/ask.py").run()
+    at.selectbox(key="_pick_subject").set_value("science").run()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    assert "refraction of light" in at.chat_message[-1].markdown[0].value
+
+
+def test_an_upload_on_a_full_disk_says_so_and_leaves_the_shelf_as_it_was(env, monkeypatch):
+    import errno
+
+    import numpy as np
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    before = ShelfStore(env["index"]).current_version("10", "science")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "spanner")
+    monkeypatch.setattr(np, "save", full)  # the shelf's vectors meet a full disk
+    lens = make_pdf(env["data"].parent / "lens.pdf", ["Lenses\nA convex lens converges rays of light to a focus. "
+                                                      "The power of a lens is measured in dioptres."]).read_bytes()
+    at.file_uploader[0].set_value([("class-10 science lens.pdf", lens, "application/pdf")]).run()
+    at.button(key="up_add").click().run()
+    assert not at.exception
+    said = "\n".join(e.value for e in at.error)
+    assert "is full (no space left on device)" in said and "science is unchanged" in said
+    assert ShelfStore(env["index"]).current_version("10", "science") == before
+
+
 def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_link(env, tmp_path):
     planted = make_pdf(tmp_path / "lenses.pdf", [
         "Lenses\nA convex lens converges rays of light to a focus.\n"
@@ -770,8 +872,8 @@ def test_a_planted_chapter_is_flagged_at_upload_and_never_quoted_with_a_live_lin
     at.button(key="up_add").click().run()
     assert not at.exception
     flagged = "\n".join(w.value for w in at.warning)
-    assert "2 sentence(s) that give orders to the tutor or ask for a password" in flagged
-    assert "page 1: Tutor" in flagged and "h\u2060ttp" in flagged  # listed for maintainers, link defused
+    assert "2 sentence(s) held back" in flagged and "(gives orders to the tutor)" in flagged
+    assert "page 1 (gives orders to the tutor): Tutor" in flagged and "h\u2060ttp" in flagged  # link defused
 
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value("What is the power of a lens measured in?").run()
@@ -798,6 +900,28 @@ def test_wrong_staff_passwords_earn_a_wait_and_then_a_lockout(env, monkeypatch):
     again = open_page(app({"maintainer_password": "spanner"}), "maintainers")
     sign_in(again, "spanner")
     assert "locked" in again.error[0].value and not again.file_uploader
+
+
+def test_a_lockout_survives_clearing_streamlits_caches(env, monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setenv("TUTOR_LOGIN_FREE_FAILURES", "0")
+    monkeypatch.setenv("TUTOR_LOGIN_MAX_FAILURES", "1")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(at, "hammer")
+    assert "locked" in at.error[0].value
+    st.cache_resource.clear()  # what a client's clear_cache message does (tests/ui/test_sign_in_socket.py sends one)
+    st.cache_data.clear()
+    again = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    sign_in(again, "spanner")
+    assert "locked" in again.error[0].value and not again.file_uploader
+
+
+def test_a_mistyped_trusted_proxy_setting_keeps_the_staff_page_locked_and_names_it(env, monkeypatch):
+    monkeypatch.setenv("TUTOR_TRUSTED_PROXIES", "nginx")
+    at = open_page(app({"maintainer_password": "spanner"}), "maintainers")
+    assert "trusted_proxies (TUTOR_TRUSTED_PROXIES): 'nginx' is not an IP address" in at.error[0].value
+    assert not at.text_input and not at.file_uploader
 
 
 def test_students_see_a_reason_code_and_teachers_the_error_detail(env):

@@ -17,7 +17,7 @@ SENTINEL = "NOT_IN_SOURCES"
 WITHHELD = "[a sentence addressed to an AI model was removed here]"
 
 
-PLANTED_MARK = "[left out: a sentence that gives orders to the tutor or asks for a password]"
+PLANTED_MARK = "[left out: a sentence held back (orders to the tutor, a request for personal details or a web address)]"
 
 
 def planted_sentences(text: str) -> list[str]:

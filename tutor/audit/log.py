@@ -2,8 +2,9 @@
 
 Owns the schema and the reads the teachers' page needs; a migration is only ever appended, never edited. Logging
 never blocks an answer: a row the database cannot take (damaged, locked, moved away, disk full) goes to a spool
-file beside it (`<db>.spool.jsonl`), replayed in order as soon as the database takes writes again, and the failure
-is kept for the maintainers' page (`health`), which can also set a damaged database aside (`set_aside`).
+file beside it (`<db>.spool.jsonl`), and when that cannot be written either (the spool sits on the same full disk)
+it waits in memory; both are replayed in order as soon as the database takes writes again. The failure is kept for
+the maintainers' page (`health`), which can also set a damaged database aside (`set_aside`).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tutor.audit.migrations import MIGRATIONS
 from tutor.errors import TutorError
 from tutor.text.terms import valid_text
 from tutor.types import TutorAnswer
@@ -36,65 +38,21 @@ class AuditHealth:
 
     ok: bool
     error: str
-    spooled: int
+    spooled: int  # in the spool file and in memory together
     spool_path: str
-
-MIGRATIONS: list[str] = [
-    # 1: the questions table
-    """
-    CREATE TABLE questions (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        ts REAL NOT NULL,
-        question TEXT NOT NULL,
-        class TEXT NOT NULL,
-        subject TEXT NOT NULL,
-        mode TEXT NOT NULL,
-        decision TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        message TEXT NOT NULL,
-        confidence REAL NOT NULL,
-        answer TEXT NOT NULL,
-        answerer TEXT NOT NULL,
-        llm_called INTEGER NOT NULL,
-        decided_by TEXT NOT NULL,
-        best_score REAL,
-        nearest_chapter TEXT,
-        nearest_section TEXT,
-        failed_checks TEXT,
-        total_ms REAL,
-        error TEXT,
-        result_json TEXT NOT NULL
-    );
-    CREATE INDEX questions_ts ON questions(ts);
-    CREATE INDEX questions_shelf ON questions(class, subject);
-    """,
-    # 2: the passage a selected-text question was asked about
-    "ALTER TABLE questions ADD COLUMN selected_text TEXT;",
-    # 3: a follow-up as retrieval and the gate read it ("question" stays as the student typed it)
-    "ALTER TABLE questions ADD COLUMN resolved_question TEXT;",
-    # 4: the turns of each student's open conversation per shelf, so a reload finds its chat (`keep_turn`, `turns`);
-    # beside the questions table, which stays append-only: "New conversation" deletes these rows, never a question
-    """
-    CREATE TABLE conversation_turns (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        conversation TEXT NOT NULL,
-        class TEXT NOT NULL,
-        subject TEXT NOT NULL,
-        ts REAL NOT NULL,
-        turn_json TEXT NOT NULL
-    );
-    CREATE INDEX conversation_turns_key ON conversation_turns(conversation, class, subject);
-    """,
-]
+    in_memory: int = 0  # of `spooled`, those the spool file could not take: lost if the app stops before a write
+    dropped: int = 0  # rows memory could not hold either (past MAX_IN_MEMORY), since the app started
 
 
 class AuditLog:
     """Append-only log of questions; safe to share between the threads of one Streamlit server.
 
     The SQLite dialect; tutor/audit/pg_log.py's PgAuditLog overrides the few methods that speak to the database
-    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `set_aside`) and keeps everything else."""
+    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `_lock_for_update`, `set_aside`) and keeps
+    everything else."""
 
     _P = "?"  # the driver's placeholder
+    _FLOOR = "CAST({} AS INTEGER)"  # a non-negative number rounded down, in SQL (SQLite's cast truncates)
     _ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error,)  # what the driver raises for a database failure
     can_set_aside = True  # a damaged file can be moved away; a server database is its administrator's to repair
 
@@ -102,9 +60,13 @@ class AuditLog:
         self.path = Path(path)
         self._open(self.path.with_name(self.path.name + ".spool.jsonl"))
 
+    MAX_IN_MEMORY = 100_000  # rows kept while neither the database nor the spool file takes them; then the oldest go
+
     def _open(self, spool_path: Path) -> None:
         self.spool_path = Path(spool_path)
         self._lock = threading.Lock()
+        self._memory: list[tuple] = []  # rows neither the database nor the spool file could take, oldest first
+        self.dropped = 0  # rows dropped from memory past MAX_IN_MEMORY (said on the maintainers' page)
         self.error = ""  # the last failure to write, "" while the store works
         try:  # a damaged database must not stop the app from starting: questions are spooled meanwhile
             self._ready()
@@ -146,6 +108,10 @@ class AuditLog:
 
     def _insert(self, con, row: tuple) -> int:
         return int(con.execute(_INSERT, row).lastrowid)
+
+    def _lock_for_update(self, con, key: str) -> None:
+        """Hold other writers off until this unit of work commits (a read-modify-write of one throttle row)."""
+        con.execute("BEGIN IMMEDIATE")
 
     @contextlib.contextmanager
     def _read(self):
@@ -217,44 +183,59 @@ class AuditLog:
                 con.execute("SELECT COUNT(*) AS n FROM questions").fetchone()
         except Exception as e:  # noqa: BLE001
             error = _describe(e)
-        return AuditHealth(not error, error, self.spooled(), str(self.spool_path))
+        return AuditHealth(not error, error, self.spooled(), str(self.spool_path), len(self._memory), self.dropped)
 
     def spooled(self) -> int:
+        """Questions waiting to be written: in the spool file and in memory."""
         try:
             with open(self.spool_path, encoding="utf-8") as fh:
-                return sum(1 for line in fh if line.strip())
-        except FileNotFoundError:
-            return 0
+                on_disk = sum(1 for line in fh if line.strip())
+        except OSError:
+            on_disk = 0
+        return on_disk + len(self._memory)
 
     # ------------------------------------------------------------------ spool
     def _spool(self, row: tuple) -> None:
+        """Keep a row the database did not take: in the spool file (with any rows waiting in memory before it, so the
+        order holds), else in memory."""
         try:
-            with open(self.spool_path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(dict(zip(COLUMNS, row)), ensure_ascii=False) + "\n")
-                fh.flush()
-                os.fsync(fh.fileno())
-        except OSError as e:  # nowhere left to keep it: the failure is still reported to maintainers
-            self.error += f"; the spool file {self.spool_path} cannot be written either ({e})"
+            self._write_spool(self._memory + [row])
+            self._memory.clear()
+        except OSError as e:  # the spool's disk is full too: kept in memory, retried on the next write
+            self.error += f"; the spool file {self.spool_path} cannot be written either ({e}): kept in memory"
+            self._memory.append(row)
+            if len(self._memory) > self.MAX_IN_MEMORY:
+                del self._memory[0]
+                self.dropped += 1
+
+    def _write_spool(self, rows: list[tuple]) -> None:
+        with open(self.spool_path, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(dict(zip(COLUMNS, r)), ensure_ascii=False) + "\n" for r in rows))
+            fh.flush()
+            os.fsync(fh.fileno())
 
     def _replay_into(self, con) -> int:
-        """Insert the spooled rows in order inside the caller's transaction (all or none)."""
-        if not self.spool_path.exists():
-            return 0
+        """Insert the spooled rows, then those waiting in memory, in order inside the caller's transaction (all or
+        none)."""
         n = 0
-        with open(self.spool_path, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    d = json.loads(line)
-                except ValueError:  # a line cut short by a crash while spooling: the rest still counts
-                    continue
-                self._insert(con, tuple(d.get(c) for c in COLUMNS))
-                n += 1
-        return n
+        if self.spool_path.exists():
+            with open(self.spool_path, encoding="utf-8") as fh:
+                for line in fh:
+                    try:
+                        d = json.loads(line)
+                    except ValueError:  # a line cut short by a crash (or a full disk) while spooling
+                        continue
+                    self._insert(con, tuple(d.get(c) for c in COLUMNS))
+                    n += 1
+        for row in self._memory:
+            self._insert(con, row)
+        return n + len(self._memory)
 
     def _spool_done(self) -> None:
         # after the commit; a crash between the two would replay those rows once more (duplicates, never losses)
         with contextlib.suppress(FileNotFoundError):
             self.spool_path.unlink()
+        self._memory.clear()
 
     def _row(self, ans: TutorAnswer, selected_text: str | None) -> tuple:
         """The row for one question, every string valid Unicode (a lone surrogate would fail in SQLite)."""

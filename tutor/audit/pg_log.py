@@ -63,10 +63,27 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX conversation_turns_key ON conversation_turns(conversation, class, subject);
     """,
+    # 5: the staff sign-in throttle, one row per (account, client) key (tutor/audit/sign_in.py)
+    """
+    CREATE TABLE sign_in_failures (
+        key TEXT PRIMARY KEY,
+        failures INTEGER NOT NULL,
+        wait_until DOUBLE PRECISION NOT NULL,
+        last_failure DOUBLE PRECISION NOT NULL
+    );
+    """,
+    # 6: the teachers' page counts in the database (tutor/audit/queries.py): indexes that answer its counts alone
+    """
+    CREATE INDEX questions_refusals
+        ON questions(decision, class, subject, reason, nearest_chapter, nearest_section, ts);
+    CREATE INDEX questions_ts_decision ON questions(ts, decision);
+    CREATE INDEX questions_reason ON questions(reason);
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 
 _MIGRATION_LOCK = 0x7475746F72  # "tutor": app processes starting together migrate one at a time
+_THROTTLE_LOCK = 0x7468  # with a key's hash: two processes recording a wrong password for one key take turns
 _INSERT = (f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
            "RETURNING id")
 
@@ -86,6 +103,7 @@ class PgAuditLog(AuditLog):
     """The audit log in a PostgreSQL database; questions it cannot take are spooled to a local file, as on SQLite."""
 
     _P = "%s"
+    _FLOOR = "FLOOR({})"  # Postgres's cast to an integer rounds
     _ERRORS = (psycopg.Error,)
     can_set_aside = False
 
@@ -133,6 +151,9 @@ class PgAuditLog(AuditLog):
         # Postgres text cannot hold NUL; SQLite can. Dropped here, or the row would stay in the spool for ever.
         row = tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
         return int(con.execute(_INSERT, row).fetchone()["id"])
+
+    def _lock_for_update(self, con, key: str) -> None:
+        con.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_THROTTLE_LOCK, key))
 
     def set_aside(self) -> Path:
         raise AuditUnavailable(f"the audit database {self.path} is on a PostgreSQL server: its administrator repairs "

@@ -32,12 +32,19 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.index_dir = args.index_dir or index_dir()
-    from tutor.errors import TutorError
+    from tutor.errors import TutorError, is_disk_full
 
     try:
         return int(args.fn(args) or 0)
     except TutorError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        if not is_disk_full(e):
+            raise
+        # shelves and the audit log are swapped in or appended only when complete: nothing was half-changed
+        print(f"error: the disk is full (no space left on device) writing {e.filename or 'a file'}: free some space "
+              "and run it again; the library is unchanged", file=sys.stderr)
         return 2
 
 

@@ -67,6 +67,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         print(f"shelf {key.klass}/{key.subject}: embedded with {model}")
     for key, line in report.cross_lingual.items():
         print(f"shelf {key.klass}/{key.subject}: {line}")
+    from tutor.safety.vocabulary import held_back_label
+
     for f in report.files:
         line = f"{f.status:9} {f.shelf.klass}/{f.shelf.subject}/{f.file}"
         if f.status == "refused":
@@ -79,8 +81,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for note in f.notes:
             print(f"          note: {note}")
         for page, sentence in f.flagged:
-            print(f"          FLAGGED page {page}: never quoted (orders to the tutor or asks for a password): "
-                  f"{sentence}")
+            print(f"          HELD BACK page {page}: never quoted ({held_back_label(sentence)}): {sentence}")
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(

@@ -2,6 +2,8 @@
 
 Unchanged files (same SHA-256) are a no-op; a changed file replaces its old chunks; a refused file is reported by
 name and cause and leaves its shelf as it was. Extraction runs in worker processes (it is CPU-bound pypdf work).
+Long because one shelf's whole update (re-checked under its lock, read, cut, embedded within each chapter's time
+budget, written and swapped) is one transaction, read best in one place.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import numpy as np
 
 from tutor.errors import IngestError, PdfRefused, ShelfDamaged
 from tutor.files import sha256_file
+from tutor.ingest import pdftext
 from tutor.ingest.chunking import ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
 from tutor.ingest.hindi_pdf import fix_hindi_pages
 from tutor.ingest.pdftext import ExtractedPdf, extract_pdf
@@ -137,12 +140,18 @@ def discover(paths: list[str | Path], klass: str | None = None, subject: str | N
     return items
 
 
-def _extract(item: IngestItem, ocr: bool = True, limits: tuple[int | None, float | None] = (None, None)
-             ) -> ExtractedPdf | PdfRefused:
+def _extract(item: IngestItem, ocr: bool = True, limits: tuple = (None, None, None)) -> ExtractedPdf | PdfRefused:
+    """One file's pages, or why it is refused; `limits` are (max pages, max MB, max seconds)."""
+    max_s = limits[2] if len(limits) > 2 else None
+    t0 = pdftext._clock()
     try:
-        pdf = extract_pdf(item.path, display_name=item.file, max_pages=limits[0], max_mb=limits[1])
+        pdf = extract_pdf(item.path, display_name=item.file, max_pages=limits[0], max_mb=limits[1], max_s=max_s)
+        seconds = pdftext._clock() - t0  # OCR below is not counted: Tesseract's pace is the machine's, not the file's
         # Hindi pages: measured, repaired, OCR'd where Tesseract is installed, dropped when still unreadable
-        return fix_hindi_pages(pdf, item.path, use_ocr=ocr) if any(has_devanagari(p.text) for p in pdf.pages) else pdf
+        if any(has_devanagari(p.text) for p in pdf.pages):
+            pdf = fix_hindi_pages(pdf, item.path, use_ocr=ocr)
+        pdf.seconds = seconds
+        return pdf
     except PdfRefused as e:
         return e
 
@@ -168,6 +177,7 @@ def ingest(
     ocr: bool = True,
     max_pages: int | None = None,
     max_mb: float | None = None,
+    max_s: float | None = None,
     cross_judge=None,
     _fail_before_swap: bool = False,
 ) -> IngestReport:
@@ -176,15 +186,17 @@ def ingest(
     `embedder` None chooses per shelf (`default_embedding`): an existing shelf keeps the model that built it; a new
     shelf with a Hindi chapter gets multilingual-e5-small, any other MiniLM. `ocr` lets damaged Hindi pages be read
     by Tesseract where it is installed. `max_pages` and `max_mb` (default: the policy's max_pdf_pages and
-    max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long. `cross_judge` (E5Similarity):
+    max_pdf_mb) refuse a file by name before it can hold the shelf's lock for long; `max_s` (max_ingest_s) refuses
+    a chapter whose reading and embedding take longer, leaving its shelf as it was. `cross_judge` (E5Similarity):
     every English shelf touched gets its chunks (or windows) embedded for Hindi questions (cross_vectors.py).
     """
-    if max_pages is None or max_mb is None:
+    if max_pages is None or max_mb is None or max_s is None:
         from tutor.policy import load_policy
         policy = load_policy()
         max_pages = policy.max_pdf_pages if max_pages is None else max_pages
         max_mb = policy.max_pdf_mb if max_mb is None else max_mb
-    limits = (max_pages, max_mb)
+        max_s = policy.max_ingest_s if max_s is None else max_s
+    limits = (max_pages, max_mb, max_s)
     t0 = time.perf_counter()
     report = IngestReport()
     emit = progress or (lambda _p: None)
@@ -207,6 +219,12 @@ def ingest(
     report.seconds = time.perf_counter() - t0
     emit(Progress("done", 1, 1, message=f"{len(report.files)} file(s) in {report.seconds:.1f}s"))
     return report
+
+
+def _refuse(report: IngestReport, key: ShelfKey, file: str, cause: str) -> None:
+    """Turn a file's report into a refusal (a chapter that ran out of its time budget while being embedded)."""
+    report.files = [r for r in report.files if not (r.file == file and r.shelf == key)]
+    report.files.append(FileReport(file, key, "refused", cause=cause, error_code="too_slow"))
 
 
 def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
@@ -250,7 +268,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
         for it in shelf_items:
             report.files.append(FileReport(
                 it.file, key, "refused", cause=f"cannot go on the shelf class {key.klass} {key.subject}: the shelf is "
-                f"damaged ({e.detail}); roll it back or rebuild it on the Maintainers page first",
+                f"damaged ({e.detail}); roll it back, rebuild it or remove it on the Maintainers page first",
                 error_code="shelf_damaged"))
         return
     if embedder is None and manifest is not None:
@@ -291,6 +309,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
 
     new_chunks: dict[str, list[Chunk]] = {}
     entries: dict[str, ChapterEntry] = {}
+    spent: dict[str, float] = {}  # seconds each chapter's reading took
     pre = pre or {}
     missing = [it for it, digest in todo if (str(it.path), digest) not in pre]
     n_workers = workers if workers is not None else min(len(missing), os.cpu_count() or 1, 4)
@@ -308,6 +327,7 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
                                            error_code="no_passages"))
             continue
         new_chunks[it.file] = chunks
+        spent[it.file] = res.seconds
         skipped = [(s.page, s.reason) for s in res.skipped]
         flagged = planted(chunks)
         entries[it.file] = ChapterEntry(
@@ -326,14 +346,28 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
     if embedder is None:
         embedder = embedder_by_name(default_embedding(new_chunks.values()))
     manifest = manifest or Manifest(key.klass, key.subject, embedder.name, embedder.dim, index_type)
+    # embed the new chunks chapter by chapter, in batches so the progress bar moves; a chapter past its time budget
+    # (reading and embedding together) is refused and left off the shelf
+    max_s = limits[2] if len(limits) > 2 else None
+    flat, vecs, batch = [], [], 64
+    total, done = sum(len(cs) for cs in new_chunks.values()), 0
+    for f, cs in list(new_chunks.items()):
+        start, mine = pdftext._clock() - spent.get(f, 0.0), []
+        for s in range(0, len(cs), batch):
+            mine.append(embed_passages(embedder, [_embed_text(c) for c in cs[s : s + batch]]))
+            done += len(cs[s : s + batch])
+            emit(Progress("embed", done, total, message="embedding chunks"))
+            if max_s is not None and pdftext._clock() - start > max_s:
+                how_far = f"{min(s + batch, len(cs))} of its {len(cs)} passages were embedded"
+                _refuse(report, key, f, pdftext.too_slow(max_s, how_far))
+                del new_chunks[f], entries[f]
+                break
+        else:
+            flat.extend(cs)
+            vecs.extend(mine)
+    if not new_chunks:
+        return
     report.embedding[key] = embedder.name
-    # embed the new chunks in batches so the progress bar moves
-    flat = [c for cs in new_chunks.values() for c in cs]
-    vecs = []
-    batch = 64
-    for s in range(0, len(flat), batch):
-        vecs.append(embed_passages(embedder, [_embed_text(c) for c in flat[s : s + batch]]))
-        emit(Progress("embed", min(s + batch, len(flat)), len(flat), message="embedding chunks"))
     new_vecs = np.concatenate(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
 
     keep_chunks: list[Chunk] = []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ class ExtractedPdf:
     notes: list[str] = field(default_factory=list)
     headers: list[str] = field(default_factory=list)
     hindi_pages: list = field(default_factory=list)  # tutor.ingest.hindi_pdf.PageRepair per Hindi page, when measured
+    seconds: float = 0.0  # how long reading it took (counted against max_ingest_s with its embedding)
 
 
 # ---------------------------------------------------------------- line-level cleaning rules
@@ -234,12 +236,13 @@ def _alpha_chars(text: str) -> int:
 
 
 def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages: int | None = None,
-                max_mb: float | None = None) -> ExtractedPdf:
+                max_mb: float | None = None, max_s: float | None = None) -> ExtractedPdf:
     """Extract and clean every page of a PDF, or refuse the whole file with the cause.
 
     A page on which pypdf raises is skipped and named; the rest of the file is kept. Refused: not a PDF,
     encrypted, no text layer (scanned), blank, a legacy-font (mojibake) text layer, larger than `max_mb`
-    (too_large, before it is parsed) or longer than `max_pages` (too_many_pages, before any page is read).
+    (too_large, before it is parsed) or longer than `max_pages` (too_many_pages, before any page is read), or
+    still being read after `max_s` seconds (too_slow, checked between pages).
     """
     import pypdf
     from pypdf.errors import PdfReadError
@@ -278,15 +281,20 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
         raise PdfRefused(name, f"has {n_pages:,} pages, over the limit of {max_pages:,} for one chapter "
                                "(max_pdf_pages): split the book into chapters", "too_many_pages")
 
+    deadline = _clock() + max_s if max_s is not None else None
     raw_pages: list[str] = []
     page_numbers: list[int] = []
     skipped: list[SkippedPage] = []
     hidden_notes: list[str] = []
     for i in range(n_pages):
+        if deadline is not None and _clock() > deadline:
+            raise PdfRefused(name, too_slow(max_s, f"{i} of its {n_pages} pages were read"), "too_slow")
         try:
             seen = visible_text(reader.pages[i])  # only what the printed page shows (tutor/ingest/visible.py)
         except Exception as e:  # noqa: BLE001 - any failure on one page must not lose the chapter
-            skipped.append(SkippedPage(i + 1, f"pypdf could not read page {i + 1}: {type(e).__name__}: {e}"))
+            why = _BOMB_PAGE.format(page=i + 1) if type(e).__name__ == "LimitReachedError" else \
+                f"pypdf could not read page {i + 1}: {type(e).__name__}: {e}"
+            skipped.append(SkippedPage(i + 1, why))
             continue
         if seen.hidden_chars:
             hidden_notes.append(f"page {i + 1}: {seen.hidden_chars} character(s) the printed page does not show left "
@@ -296,7 +304,7 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
 
     total_alpha = sum(_alpha_chars(t) for t in raw_pages)
     if total_alpha == 0:
-        bomb = next((p for p in page_numbers if _decompression_bomb(reader, p - 1)), None)
+        bomb = next((p for p in range(1, n_pages + 1) if _decompression_bomb(reader, p - 1)), None)
         if bomb is not None:
             raise PdfRefused(name, f"has a page ({bomb}) whose content decompresses past pypdf's safety limit "
                                    "(a compression bomb, not a chapter)", "too_large")
@@ -321,6 +329,8 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
             result.notes.append(f"page {page}: {n_moji} line(s) in a legacy (non-Unicode) font dropped as unreadable")
         if _alpha_chars(text) < 20:
             why = f"page {page} has no usable text" + (" (legacy-font lines only)" if n_moji else "")
+            if _decompression_bomb(reader, page - 1):
+                why = _BOMB_PAGE.format(page=page)
             skipped.append(SkippedPage(page, why))
             continue
         result.pages.append(PageText(page, text))
@@ -328,6 +338,18 @@ def extract_pdf(path: str | Path, display_name: str | None = None, *, max_pages:
     if not result.pages:
         raise PdfRefused(name, "has no usable text on any page", "blank")
     return result
+
+
+_clock = time.monotonic  # the time budget's clock (a test moves it on instead of waiting)
+
+
+def too_slow(max_s: float, how_far: str) -> str:
+    """Why a chapter that ran out of its time budget was refused (said of the file)."""
+    return (f"took longer than the {max_s:g} s one chapter may take to be read and embedded (max_ingest_s): "
+            f"{how_far}; the shelf is unchanged. Split it into smaller files")
+
+
+_BOMB_PAGE = "page {page} decompresses past pypdf's safety limit (a compression bomb), so it was left out"
 
 
 def _has_images(reader, index: int) -> bool:
@@ -338,16 +360,36 @@ def _has_images(reader, index: int) -> bool:
 
 
 def _decompression_bomb(reader, index: int) -> bool:
-    """Whether a page's content streams stop decompressing at pypdf's output limit (which extract_text swallows,
-    so such a page looks blank)."""
+    """Whether a page's content streams, or the forms and images it draws (to a depth of 4), stop decompressing at
+    pypdf's output limit (which extract_text swallows, so such a page looks blank)."""
     from pypdf.errors import LimitReachedError
 
     try:
-        contents = reader.pages[index].get_contents()
+        page = reader.pages[index]
+        contents = page.get_contents()
         if contents is not None:
             contents.get_data()
+        for xobject in _xobjects(page.get("/Resources"), depth=4, seen=set()):
+            xobject.get_data()
     except LimitReachedError:
         return True
     except Exception:  # noqa: BLE001 - any other damage is judged elsewhere
         return False
     return False
+
+
+def _xobjects(resources, depth: int, seen: set[int]):
+    """The XObject streams a resource dictionary names, and those their forms name in turn, each once."""
+    resources = resources.get_object() if resources is not None else None
+    xobjects = resources.get("/XObject") if hasattr(resources, "get") else None
+    xobjects = xobjects.get_object() if xobjects is not None else None
+    if depth <= 0 or not hasattr(xobjects, "values"):
+        return
+    for ref in xobjects.values():
+        obj = ref.get_object()
+        if id(obj) in seen or not hasattr(obj, "get_data"):
+            continue
+        seen.add(id(obj))
+        yield obj
+        if obj.get("/Subtype") == "/Form":
+            yield from _xobjects(obj.get("/Resources"), depth - 1, seen)

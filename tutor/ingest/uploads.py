@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 import numpy as np
 
 from tutor.config import data_dir
-from tutor.errors import ShelfDamaged, TutorError
+from tutor.errors import DiskFull, ShelfDamaged, TutorError, is_disk_full
 from tutor.files import sha256_file
 from tutor.ingest.builder import IngestItem, IngestReport, Progress, ingest, remove_chapter
 from tutor.retrieval.embedding import Embedder
@@ -224,8 +224,13 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
                            {n for (k, s_, n) in taken if (k, s_) == (klass, subject)}, f.replace)
         taken.add((klass, subject, name))
         path = tmp / f"class-{klass}" / subject / name  # one folder per shelf: the same name may go on two shelves
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(f.data)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(f.data)
+        except OSError as e:
+            if is_disk_full(e):
+                raise DiskFull(tmp, "nothing was added; the library is unchanged") from e
+            raise
         items.append(IngestItem(path, klass, subject, chapter=f.chapter.strip() or None, name=name))
         uploaded[(klass, subject, name)] = f.name
     if not items:
@@ -238,7 +243,13 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
     for r in report.files:
         where = (r.shelf.klass, r.shelf.subject, r.file)
         if where in paths and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
-            keep_upload(paths[where], *where, store=store)
+            try:
+                keep_upload(paths[where], *where, store=store)
+            except OSError as e:
+                if not is_disk_full(e):
+                    raise
+                raise DiskFull(uploads_dir(), f"{r.file} was added to its shelf, but its PDF could not be kept for "
+                                              "rebuilds (upload it again once there is space)") from e
         results.append(UploadResult(
             r.file, r.shelf.klass, r.shelf.subject, r.status, uploaded.get(where, ""), r.chapter, r.pages,
             r.pages_used, r.chunks, tuple(r.skipped), r.cause, r.error_code, tuple(r.flagged), r.duplicate_of,

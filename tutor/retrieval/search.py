@@ -17,7 +17,7 @@ import numpy as np
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.retrieval.lexical import rrf
-from tutor.store.shelf import Shelf, ShelfKey, ShelfStore
+from tutor.store.shelf import Manifest, Shelf, ShelfKey, ShelfStore
 from tutor.text.terms import TermStats
 from tutor.types import Hit
 
@@ -114,6 +114,22 @@ class Library:
             except ShelfDamaged as e:
                 out[key] = e
         return out
+
+    def survey(self) -> tuple[dict[ShelfKey, Manifest | None], dict[ShelfKey, ShelfDamaged]]:
+        """Each usable shelf's live manifest, and every damaged shelf with what is wrong (for the maintainers' page).
+
+        A shelf loaded before its manifest was damaged still answers students from memory, but its files on disk
+        (or rows) can no longer be read: it is listed as damaged here, so the page offers its repairs instead of
+        failing on it."""
+        damaged, manifests = self.damaged(), {}
+        for key in self.keys():
+            if key in damaged:
+                continue
+            try:
+                manifests[key] = self.store.manifest(key.klass, key.subject)
+            except ShelfDamaged as e:
+                damaged[key] = e
+        return manifests, damaged
 
     def embed_query(self, question: str, shelf: Shelf) -> np.ndarray:
         if not question or not question.strip():

@@ -12,6 +12,7 @@ from tutor.ingest.chunking import is_asking
 from tutor.policy import Policy
 from tutor.question import Question, as_question
 from tutor.reasons import Reason, Tier
+from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import passage_language
 from tutor.text.terms import TermStats, content_terms, has_phrase, negated, numbers, term_set
@@ -85,14 +86,18 @@ def rank_sentences(question: Question | str, evidence: list[Hit], weights: dict[
     out: list[Candidate] = []
     for hit in evidence:
         sents = hit.chunk.sentence_texts()
-        term_sets = [term_set(s) for s, _ in sents]
+        # held-back book text (orders to the tutor, addresses, requests for credentials) is not evidence: neither a
+        # candidate nor a neighbour that lends one its words, so it cannot make the questions around it refuse
+        held = [is_instruction_like(s) for s, _ in sents]
+        term_sets = [set() if h else term_set(s) for (s, _), h in zip(sents, held)]
         for i, (s, page) in enumerate(sents):
             # headings and captions end without a full stop: they name a topic, they do not state anything
-            if len(s.split()) < 4 or is_asking(s) or not _STATES.search(s):
+            if held[i] or len(s.split()) < 4 or is_asking(s) or not _STATES.search(s):
                 continue
             window = set().union(*term_sets[max(0, i - 1) : i + 2])
             cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)
-            win_text = " ".join(t for t, _ in sents[max(0, i - 1) : i + 2])
+            win_text = " ".join(t for j, (t, _) in enumerate(sents[max(0, i - 1) : i + 2], start=max(0, i - 1))
+                                if not held[j])
             out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text),
                                  not q_negated or negated(win_text), q_type is None or bool(q_type.search(win_text)),
                                  _rank_score(s, cov, hit.score)))

@@ -26,7 +26,7 @@ import numpy as np
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 import faiss  # noqa: E402
 
-from tutor.errors import ShelfDamaged, ShelfNotFound
+from tutor.errors import DiskFull, ShelfDamaged, ShelfNotFound, is_disk_full
 from tutor.files import sha256_file
 from tutor.store.faiss_index import build_index, search_index
 from tutor.types import Chunk, Hit
@@ -290,6 +290,24 @@ class ShelfStore:
         sdir.mkdir(parents=True, exist_ok=True)
         version = f"v{time.time_ns()}"
         tmp = sdir / f".{version}.tmp"
+        try:
+            self._write_files(tmp, manifest, chunks, vectors)
+        except Exception as e:
+            shutil.rmtree(tmp, ignore_errors=True)  # a half-written version is never left behind
+            if is_disk_full(e):
+                raise DiskFull(sdir, f"shelf class {manifest.klass} {manifest.subject} is unchanged") from e
+            raise
+        os.rename(tmp, sdir / version)
+        previous = self.current_version(manifest.klass, manifest.subject)
+        if fail_before_swap:
+            raise RuntimeError("simulated crash before the swap")
+        self._point(sdir, version)
+        self._prune(sdir, keep={version, previous} - {None})
+        return version
+
+    @staticmethod
+    def _write_files(tmp: Path, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray) -> None:
+        """A version's files in the folder `tmp` (made here), each synced to disk."""
         tmp.mkdir()
         manifest.n_chunks = len(chunks)
         manifest.built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -304,13 +322,6 @@ class ShelfStore:
         for p in tmp.iterdir():
             with open(p, "rb") as fh:
                 os.fsync(fh.fileno())
-        os.rename(tmp, sdir / version)
-        previous = self.current_version(manifest.klass, manifest.subject)
-        if fail_before_swap:
-            raise RuntimeError("simulated crash before the swap")
-        self._point(sdir, version)
-        self._prune(sdir, keep={version, previous} - {None})
-        return version
 
     def _prune(self, sdir: Path, keep: set[str]) -> None:
         """Remove every version but those kept (the live one and the one live before it, which a reader may still
