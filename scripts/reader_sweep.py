@@ -96,15 +96,10 @@ def rebuild_base(packed: Path, dest: Path) -> None:
 
 
 def load(packed: Path, name: str, part: str):
-    from tutor.reader.examples import Example
+    from tutor.reader.examples import example_from_dict
 
-    out = []
     with gzip.open(packed / f"{name}-{part}.jsonl.gz", "rt", encoding="utf-8") as f:
-        for line in f:
-            d = json.loads(line)
-            d["span"] = tuple(d["span"]) if d["span"] else None
-            out.append(Example(**d))
-    return out
+        return [example_from_dict(json.loads(line)) for line in f]
 
 
 def validation_groups(train) -> set[str]:

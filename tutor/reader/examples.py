@@ -286,17 +286,15 @@ def save_examples(path: Path, examples: list[Example]) -> None:
             f.write(json.dumps(asdict(e), ensure_ascii=False) + "\n")
 
 
+def example_from_dict(d: dict) -> Example:
+    """An Example back from its saved form (JSON lists made tuples again; examples saved before `answers` have none)."""
+    return Example(**{**d, "span": tuple(d["span"]) if d["span"] else None, "answers": tuple(d.get("answers") or ())})
+
+
 def load_examples(path: Path) -> list[Example]:
-    out = []
     with _open_text(path, "r") as f:
         text = f.read()
-    for line in text.splitlines():
-        if line.strip():
-            d = json.loads(line)
-            d["span"] = tuple(d["span"]) if d["span"] else None
-            d["answers"] = tuple(d.get("answers") or ())
-            out.append(Example(**d))
-    return out
+    return [example_from_dict(json.loads(line)) for line in text.splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)
