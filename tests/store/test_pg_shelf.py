@@ -208,3 +208,18 @@ def test_the_database_search_runs_at_the_measured_hnsw_breadth(store):
     store.current_version("10", "science")  # opens the questions' connection
     assert store._read("SHOW hnsw.ef_search") == [(str(HNSW_EF_SEARCH),)]
     assert store._read("SHOW hnsw.iterative_scan") == [("strict_order",)]
+
+
+def test_a_fresh_database_without_the_vector_extension_gets_it_at_the_first_write(pg_server, tmp_path):
+    """Issue 36: nobody ran CREATE EXTENSION by hand; the store's first connection creates it before it registers the
+    vector type (a write used to fail with 'vector type not found')."""
+    url = pg_server.new_database(extension=False)
+    try:
+        with psycopg.connect(url) as con:
+            assert con.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == 0
+        store = PgShelfStore(url, tmp_path / "index", exact_search_up_to=0)
+        write(store, LIGHT)
+        hits = store.load("10", "science").search(EMB.embed([LIGHT[0]])[0], 1)
+        assert hits[0].chunk.text == LIGHT[0] and hits[0].score == pytest.approx(1.0, abs=1e-5)
+    finally:
+        pg_server.drop(url)

@@ -38,7 +38,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg.types.json import Json
 
-from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound
+from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
 from tutor.store.faiss_index import build_index, policy_approximate_above
 from tutor.store.pg_uploads import PgUploads
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
@@ -167,10 +167,15 @@ class PgShelfStore:
     def _migrate(self) -> None:
         if self._ready:
             return
-        if self.namespace:
-            with psycopg.connect(self.url) as con:  # the extension in the default path, visible to every namespace
-                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        # the extension first, in the default path (visible to every namespace): every _open registers its type
+        with psycopg.connect(self.url) as con:
+            con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+            try:
                 con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except psycopg.errors.InsufficientPrivilege as e:
+                raise TutorError(f"the database has no pgvector extension and this role may not create it: run "
+                                   f"`CREATE EXTENSION vector;` once as the database's owner ({e})") from e
+            if self.namespace:
                 con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.namespace}"')
         with self._open() as con:
             con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
