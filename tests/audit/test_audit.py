@@ -16,17 +16,7 @@ from tutor.audit.log import MIGRATIONS, AuditLog
 from tutor.audit.pg_log import PgAuditLog
 from tutor.types import REFUSAL_SENTENCE, AnswerSentence, Check, Suggestion, TutorAnswer
 
-from helpers_postgres import BACKENDS
 from helpers_safety import source
-
-
-@pytest.fixture(params=BACKENDS)
-def open_log(request, tmp_path):
-    """Opens the audit log of one store afresh on each call: a SQLite file, or a fresh PostgreSQL database."""
-    if request.param == "sqlite":
-        return lambda: AuditLog(tmp_path / "audit.sqlite3")
-    url = request.getfixturevalue("pg_url")
-    return lambda: PgAuditLog(url, spool_path=tmp_path / "audit-postgres.spool.jsonl")
 
 
 def answered(question="What is refraction?", **kw) -> TutorAnswer:

@@ -5,14 +5,9 @@ from __future__ import annotations
 
 import sqlite3
 
-import pytest
-
 from tutor.audit.log import AuditLog
-from tutor.audit.pg_log import PgAuditLog
 from tutor.audit.sign_in import AuditThrottleStore
 from tutor.throttle import LoginThrottle, sign_in_key
-
-from helpers_postgres import BACKENDS
 
 
 class Clock:
@@ -21,14 +16,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture(params=BACKENDS)
-def open_log(request, tmp_path):
-    if request.param == "sqlite":
-        return lambda: AuditLog(tmp_path / "audit.sqlite3")
-    url = request.getfixturevalue("pg_url")
-    return lambda: PgAuditLog(url, spool_path=tmp_path / "audit-postgres.spool.jsonl")
 
 
 def throttle(log, clock) -> LoginThrottle:

@@ -493,17 +493,12 @@ def test_a_bomb_page_inside_a_real_chapter_is_left_out_by_name(tmp_path):
 
 
 def test_a_compression_bomb_is_refused_as_too_large_not_blank(tmp_path):
-    import zlib
-
     from pypdf import PdfWriter
-    from pypdf.generic import NameObject, StreamObject
+    from pypdf.generic import NameObject
 
     writer = PdfWriter()
     page = writer.add_blank_page(200, 200)
-    stream = StreamObject()
-    stream._data = zlib.compress(b"BT ET " * 14_000_000, 9)  # 84 MB of operators in a 120 KB file
-    stream[NameObject("/Filter")] = NameObject("/FlateDecode")
-    page[NameObject("/Contents")] = writer._add_object(stream)
+    page[NameObject("/Contents")] = writer._add_object(_bomb_stream())
     path = tmp_path / "bomb.pdf"
     with open(path, "wb") as fh:
         writer.write(fh)
