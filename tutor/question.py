@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 
-from tutor.text.hinglish import english_reading, is_hinglish
+from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_language, latin_language, unread_script
 from tutor.text.normalize import collapse_glyphs
 from tutor.text.terms import TermStats, content_terms, has_devanagari, key_numbers, name_phrases, negated, valid_text
@@ -48,16 +48,15 @@ class Question:
         """What the typed text says about itself, before any shelf is read."""
         typed = valid_text(typed or "").strip()
         text = collapse_glyphs(typed)
-        hinglish = is_hinglish(text)
-        devanagari = not hinglish and detect_language(text) == HINDI
-        script = HINGLISH if hinglish else DEVANAGARI if devanagari else LATIN
+        hinglish, language = is_hinglish(text), reply_language(text)
+        script = HINGLISH if hinglish else DEVANAGARI if language == HINDI else LATIN
         foreign = unread_script(typed)
         if foreign:
             why = f"the question is written in {foreign} script"
         else:
             lang = devanagari_language(typed) or (None if is_hinglish(typed) else latin_language(typed))
             why = f"the question seems to be in {lang} (its function words)" if lang else ""
-        return cls(typed, text, HINDI if script != LATIN else ENGLISH, script, why,
+        return cls(typed, text, language, script, why,
                    reading=english_reading(text) if hinglish else "", read_from="Hinglish" if hinglish else "")
 
     @classmethod
