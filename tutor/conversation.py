@@ -29,6 +29,12 @@ def new_turn_id() -> str:
     return secrets.token_hex(5)
 
 
+def last_answered(turns: list[dict[str, Any]]) -> TutorAnswer | None:
+    """The answer of the last turn the tutor answered: what a follow-up reads against (a refusal does not end the
+    conversation: "Give an example." refused, then "Why?" still asks about the answer before it)."""
+    return next((t["answer"] for t in reversed(turns) if not t["answer"].was_refusal), None)
+
+
 def turn_to_dict(turn: dict[str, Any]) -> dict[str, Any]:
     """A chat turn as JSON: its id, the question as shown, and the answer's `to_dict`."""
     return {"id": turn["id"], "question": turn["question"], "answer": turn["answer"].to_dict()}

@@ -14,21 +14,27 @@ from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit.log import AuditLog
 from tutor.budget import StageTimer
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
+from tutor.kind_followups import KindFollowups
 from tutor.policy import Policy
 from tutor.question import Question
 from tutor.reasons import BOOK_REFUSALS, Reason, Tier
-from tutor.retrieval.followup import Resolution, check_own_words, resolve_on_shelf
+from tutor.retrieval.followup import Resolution, check_own_words, on_shelf, resolve_on_shelf
 from tutor.retrieval.passage import on_page, passage_chunk
 from tutor.retrieval.search import Library
-from tutor.safety.answerability import Finding, ReaderModel, check_support, lead_with_span, read_decision, span_finding
+from tutor.safety.answerability import (
+    Finding,
+    ReaderModel,
+    lead_with_span,
+    llm_support_check,
+    read_decision,
+    span_finding,
+)
 from tutor.safety.checks import (
     check_citations,
     check_grounding,
     check_instructions,
     check_phrasing,
-    quoted,
     sentence_support,
-    supporting_passage,
     verdict,
 )
 from tutor.safety.crosslingual import cross_decision
@@ -43,6 +49,7 @@ from tutor.types import (
     PASTED_TEXT,
     AnswerSentence,
     Check,
+    Draft,
     Hit,
     Passage,
     Source,
@@ -60,7 +67,7 @@ RERANK_FALLBACK = "reranker failed/timed out: fell back to retrieval scores"
 JUDGE_FALLBACK = "answerability judge failed/timed out: the gate's decision stands"
 
 
-class Tutor:
+class Tutor(KindFollowups):
     """Answers questions from one library under one policy; shared by every user (holds no per-question state)."""
 
     def __init__(self, library: Library, policy: Policy, answerer: Answerer | None = None,
@@ -135,6 +142,8 @@ class Tutor:
                 raise EmptyQuestion()
             if selected is not None:
                 ans = self._ask_selected(q, str(klass), subject, selected, timer, on_token)
+            elif q.followup_kind and p.followup_kinds:  # "Why?", "Give an example.": tutor/kind_followups.py
+                ans, res = self._ask_kind(q, str(klass), subject, timer, on_shelf(previous, klass, subject), on_token)
             else:  # the follow-up resolution takes microseconds: not a timed stage
                 if q.reading:  # Hinglish: Hindi words read through the dictionary where the policy says so, or named
                     got, unread = self._shelf_reading(question, str(klass), subject, hinglish=True)
@@ -267,11 +276,11 @@ class Tutor:
     def _answer_and_check(self, q: Question, klass: str, subject: str, mode: str, decision: GateDecision,
                           sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None,
                           on_token: OnToken | None = None, notes: list[str] | None = None,
-                          found: Finding | None = None) -> TutorAnswer:
+                          found: Finding | None = None, given: Draft | None = None) -> TutorAnswer:
         notes, question, lang = list(notes or ()), q.resolved or q.gate_text, q.language
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
-        llm = self.answerer.uses_llm
+        llm = self.answerer.uses_llm and given is None
         # what every refusal below carries: the passages found, the gate's measures, a confidence under one half
         found_sources, low = tuple(sources), min(decision.confidence, 0.49)
         if self.judge is not None:  # after the gate passed, before any answer is written
@@ -291,10 +300,11 @@ class Tutor:
                                          lang=lang)
         timer.check("judge" if self.judge is not None else "gate")
         with timer.stage("answer"):
-            draft = self.answerer.answer(question, sources, list(decision.candidates), policy, on_token=on_token)
+            draft = given or self.answerer.answer(question, sources, list(decision.candidates), policy,
+                                                  on_token=on_token)
         timer.check("answer")
         direct = ""  # the reader's span leads an extractive answer; direct_p (shown or not) calibrates the bar
-        if not llm and not draft.declined:
+        if not llm and not draft.declined and given is None:
             draft, sources, direct, measures = lead_with_span(draft, found, sources, q, policy, measures)
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
@@ -316,7 +326,7 @@ class Tutor:
                       + check_phrasing(sentences, sources)
                       + check_instructions(sentences))
             if llm and self.reader is not None and policy.reader and policy.reader_support:
-                checks.append(self._support_check(sentences, sources, policy))
+                checks.append(llm_support_check(self.reader, sentences, sources, policy))
             judged = tuple(replace(s, supported=ok) for s, (ok, _, _) in zip(sentences, verdicts))
         timer.check("checks")
         all_checks = gate_checks + tuple(checks)
@@ -335,16 +345,6 @@ class Tutor:
             decided_by=decision.tier, llm_called=llm, answerer=self.answerer.name, timings_ms=timer.ms,
             measures=measures, draft=draft.text, draft_sentences=judged, notes=tuple(notes), direct_answer=direct,
         )
-
-    def _support_check(self, sentences: tuple[AnswerSentence, ...], sources: list[Source], policy: Policy) -> Check:
-        """The reader's support head on each LLM sentence against the passage of its cited text that supports it
-        best; quotes of the book and uncited sentences are not read (the other checks judge them)."""
-        by_n = {s.n: s.text for s in sources}
-        passages = []
-        for s in sentences:
-            cited = " ".join(by_n[n] for n in s.citations if n in by_n)
-            passages.append(None if not cited or quoted(s.text, cited) else supporting_passage(s.text, cited))
-        return check_support(self.reader, sentences, passages, policy)[0]
 
     def _policy_for(self, shelf: Shelf | None) -> Policy:
         """The policy for the embedding model that built the shelf (its cosine scores have their own range)."""

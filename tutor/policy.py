@@ -156,6 +156,13 @@ class Policy:
                                      "when retrieval finds evidence there")
     min_followup_own_words: float = _f(1.0, "share of a follow-up's own words (its aspect: 'uses', 'discovered'; not "
                                        "the earlier topic) the evidence must contain", 0, 1)
+    followup_kinds: bool = _f(True, "a follow-up that only asks 'Why?', 'Give an example.' or 'Tell me more.' is "
+                              "answered from the book's sentences beside the previous answer (tutor/retrieval/kinds.py)"
+                              "; off: it is resolved and retrieved like any follow-up")
+    followup_kind_sentences: int = _f(2, "most sentences quoted for 'Why?' or 'Give an example.'", 1, 10)
+    followup_more_sentences: int = _f(3, "most sentences quoted for 'Tell me more.'", 1, 10)
+    followup_kind_window: int = _f(40, "how far (in sentences of the chapter) a reason or an example that names the "
+                                   "whole topic may be from the previous answer", 1, 10_000)
     # answer checks
     min_token_overlap: float = _f(0.6, "share of a sentence's content words found in the chunk it cites", 0, 1)
     min_window_overlap: float = _f(1.0, "share of a sentence's content words found in one place of the text it cites "

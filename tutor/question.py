@@ -8,8 +8,8 @@ not read), the follow-up resolution and the spelling repairs (`dataclasses.repla
 facts of the text the gate reads (`asked`) are worked out the first time a stage asks and kept: content terms,
 numbers, names, negation, whether it asks for a fact and what kind of answer it wants.
 
-The question's form (answer_type, asks_for_fact, span_type, is_factoid) is defined here, on plain strings, for the
-stages that read a string that is not the question (a test, a calibration script).
+The question's form (answer_type, asks_for_fact, span_type, is_factoid, followup_kind) is defined here, on plain
+strings, for the stages that read a string that is not the question (a test, a calibration script).
 """
 from __future__ import annotations
 
@@ -111,6 +111,12 @@ class Question:
         return span_type(self.gate_text, self.detected_language)
 
     @cached_property
+    def followup_kind(self) -> str:
+        """WHY, EXAMPLE or MORE when the student's own words only ask that of the conversation ("Why?", "Give an
+        example.", "Explain it more simply.", "kyon?"); "" for any other question."""
+        return followup_kind(self.text)
+
+    @cached_property
     def in_devanagari(self) -> bool:
         """Any Devanagari letter in the student's own words."""
         return has_devanagari(self.text)
@@ -125,7 +131,7 @@ class Question:
             "asked": self.gate_text if self.gate_text != self.typed else "",
             "terms": ", ".join(self.terms), "numbers": ", ".join(sorted(self.numbers)),
             "names": ", ".join(self.names), "negated": "yes" if self.negated else "",
-            "factual": "yes" if self.factoid else "",
+            "factual": "yes" if self.factoid else "", "asks for": self.followup_kind,
             "answer type": next((name for name, pattern in _TYPE_NAMES if kind is not None and kind is pattern), ""),
         }
         return {k: v for k, v in shown.items() if v}
@@ -203,6 +209,48 @@ def is_factoid(question: str, language: str | None = None) -> bool:
     if (language or detect_language(q)) == HINDI:
         return bool(_HINDI_FACTOID.search(q)) and not _HINDI_EXPLAIN.search(q) and q.count("?") <= 1
     return bool(_FACTOID.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
+
+
+# ------------------------------------------------------------------------------------- follow-ups that ask a kind
+WHY, EXAMPLE, MORE = "why", "example", "more"
+# A kind is read from a closed form: one of its cue words and nothing but fillers around it. A question with any other
+# word ("Why is it called so?", "Give an example of a base") names its own aspect or topic and is read the old way.
+_KIND_CUES: dict[str, frozenset[str]] = {
+    WHY: frozenset({"why", "reason", "reasons", "cause", "kyon", "kyun", "kyu", "kyo", "kiyon", "karan", "kaaran"}),
+    EXAMPLE: frozenset({"example", "examples", "eg", "instance", "instances", "udaharan", "udahran", "udaaharan",
+                        "misaal", "mishal"}),
+    MORE: frozenset({"more", "simply", "simpler", "simple", "easier", "elaborate", "detail", "details", "continue",
+                     "aur", "samjhao", "samjhaiye", "samjhaao", "aasan", "asaan"}),
+}
+_KIND_FILLERS = frozenset({
+    # English
+    "a", "an", "the", "and", "but", "so", "then", "ok", "okay", "please", "can", "could", "would", "you", "me", "us",
+    "is", "are", "was", "were", "do", "does", "did", "it", "this", "that", "these", "those", "they", "them", "its",
+    "happen", "happens", "happened", "occur", "occurs", "what", "whats", "s", "how", "come", "give", "show", "tell",
+    "say", "some", "any", "one", "another", "other", "of", "for", "about", "in", "on", "words", "way", "terms",
+    "language", "bit", "little", "explain", "again", "further", "go", "case", "there", "be",
+    # Hinglish
+    "ye", "yeh", "aisa", "esa", "kya", "hai", "hota", "hoti", "hote", "iska", "iski", "iske", "do", "dijiye", "dedo",
+    "de", "batao", "bataiye", "bataao", "ek", "koi", "thoda", "bhasha", "mein", "me", "se", "karke", "iskaa",
+})
+_KIND_WORD = re.compile(r"[a-z]+")
+
+
+def followup_kind(text: str) -> str:
+    """The kind of follow-up a question's words ask for: WHY, EXAMPLE or MORE, or "" (any other question).
+
+    Only a question made of one kind's cue words and fillers counts ("Why does it happen?", "Examples?", "Tell me
+    more.", "Explain it in simpler words", "udaharan do"); two kinds at once, or a word of its own, is no kind."""
+    words = _KIND_WORD.findall((text or "").lower().replace("e.g.", "eg"))
+    if not words or len(words) > 8:
+        return ""
+    kinds = {k for k, cues in _KIND_CUES.items() if any(w in cues for w in words)}
+    if len(kinds) != 1:  # "Why? Give an example." asks two things: read the old way
+        return ""
+    kind = kinds.pop()
+    if all(w in _KIND_CUES[kind] or w in _KIND_FILLERS for w in words):
+        return kind
+    return ""
 
 
 def as_question(question: Question | str) -> Question:

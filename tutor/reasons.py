@@ -202,6 +202,27 @@ class Reason(StrEnum):
          "नहीं लगाऊँगा।"),
     )
 
+    NO_REASON_IN_BOOK = (
+        "no_reason_in_book", "No reason in the book",
+        "The book gives no reason for this.",
+        "पुस्तक इसका कोई कारण नहीं बताती।",
+    )
+    NO_EXAMPLE_IN_BOOK = (
+        "no_example_in_book", "No example in the book",
+        "The book gives no example of this.",
+        "पुस्तक इसका कोई उदाहरण नहीं देती।",
+    )
+    NOTHING_MORE_IN_BOOK = (
+        "nothing_more_in_book", "Nothing more in the book",
+        "The book says nothing more about this than the answer you have.",
+        "पुस्तक इस बारे में आपके पास जो उत्तर है उससे अधिक कुछ नहीं कहती।",
+    )
+    NO_EARLIER_ANSWER = (
+        "no_earlier_answer", "No earlier answer",
+        "There is no earlier answer in this chat to go on from. Ask your question in full.",
+        "इस बातचीत में आगे बढ़ने के लिए कोई पिछला उत्तर नहीं है। अपना पूरा प्रश्न लिखिए।",
+    )
+
     def message(self, language: str = "en") -> str:
         """The student's message in `language` ("hi" or "en"; anything else reads English)."""
         return self.hi if language == "hi" else self.en
@@ -216,7 +237,8 @@ class Reason(StrEnum):
 
         Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors, missing
         shelves, questions in a script the tutor cannot read, Hindi words its dictionary lacks and questions about
-        nothing the shelf is about (off-topic: who won the IPL), and answered rows, which are not refusals.
+        nothing the shelf is about (off-topic: who won the IPL), a follow-up ("Why?") with no earlier answer to read
+        it against, and answered rows, which are not refusals.
         """
         return self not in _NOT_COVERAGE_GAPS
 
@@ -224,7 +246,8 @@ class Reason(StrEnum):
 # a question the tutor cannot read (its script, or Hindi words its dictionary lacks) says nothing about what the book
 # lacks, and neither does one about nothing the shelf is about (its best evidence under offtopic_max_score)
 _NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
-                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS, Reason.OFF_TOPIC})
+                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS, Reason.OFF_TOPIC,
+                                Reason.NO_EARLIER_ANSWER})
 # the refusals that say the book lacks something: for a question whose reading kept Hindi words the dictionary could
 # not read they become UNREAD_WORDS (the book may hold the answer under the English word)
 BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT, Reason.NO_CLEAR_WINNER,

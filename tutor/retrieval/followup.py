@@ -252,10 +252,15 @@ def check_own_words(res: Resolution, evidence_texts: list[str], threshold: float
                  Reason.FOLLOWUP_NOT_COVERED)
 
 
-def resolve_on_shelf(question: Question | str, klass: str, subject: str, previous=None) -> Resolution:
-    """`resolve` against `previous` only when it was asked of the whole shelf of `klass` and `subject`: only such a
-    turn is a conversation to lean on."""
+def on_shelf(previous, klass: str, subject: str):
+    """`previous` when it was asked of the whole shelf of `klass` and `subject` (only such a turn is a conversation to
+    lean on), else None."""
     if previous is not None and (previous.mode != "library" or (str(previous.klass), previous.subject)
                                  != (str(klass), subject)):
-        previous = None
-    return resolve(question, previous)
+        return None
+    return previous
+
+
+def resolve_on_shelf(question: Question | str, klass: str, subject: str, previous=None) -> Resolution:
+    """`resolve` against `previous` only when it was asked of the whole shelf of `klass` and `subject`."""
+    return resolve(question, on_shelf(previous, klass, subject))

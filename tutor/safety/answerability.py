@@ -238,3 +238,17 @@ def check_support(reader: ReaderModel, sentences: Sequence[AnswerSentence], pass
               or "every sentence is a quote of the book (not read)")
     return Check("reader_support", "answer", not bad, min(read) if read else "not read",
                  policy.min_support_probability, detail, Reason.LOW_GROUNDING), probs
+
+
+def llm_support_check(reader: ReaderModel, sentences: Sequence[AnswerSentence], sources: Sequence[Source],
+                      policy: Policy) -> Check:
+    """The reader's support head on each LLM sentence against the passage of its cited text that supports it
+    best; quotes of the book and uncited sentences are not read (the other checks judge them)."""
+    from tutor.safety.checks import quoted, supporting_passage
+
+    by_n = {s.n: s.text for s in sources}
+    passages = []
+    for s in sentences:
+        cited = " ".join(by_n[n] for n in s.citations if n in by_n)
+        passages.append(None if not cited or quoted(s.text, cited) else supporting_passage(s.text, cited))
+    return check_support(reader, sentences, passages, policy)[0]
