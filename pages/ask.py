@@ -6,6 +6,7 @@ conversation id in the page's URL, so a reload keeps it (ui/conversation.py).
 import streamlit as st
 
 from tutor import presentation as pres
+from tutor.conversation import last_answered
 from tutor.errors import ShelfDamaged
 from tutor.reasons import Reason
 from tutor.store import chapters as chapter_text
@@ -43,7 +44,7 @@ for turn in turns:
 
 if question:
     # the last answer is the conversation a follow-up ("What are its uses?") is read against
-    answer = render.ask(tutor, question, shelf, previous=turns[-1]["answer"] if turns else None)
+    answer = render.ask(tutor, question, shelf, previous=last_answered(turns))  # a refusal does not end the chat
     turn = conversation.add(shelf, answer)
     render.render_turn(turn, key=f"ask_{turn['id']}")
 

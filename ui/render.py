@@ -138,8 +138,8 @@ class PendingDraft:
 
 
 def ask(tutor, question: str, shelf: ShelfKey, selected=None, previous: TutorAnswer | None = None) -> TutorAnswer:
-    """Ask the tutor; `previous` is the conversation's last answer, against which a follow-up is read. With an LLM
-    answerer the draft streams into a pending area marked as not checked yet, which is emptied when the checks
+    """Ask the tutor; `previous` is the conversation's last answered turn, against which a follow-up is read. With an
+    LLM answerer the draft streams into a pending area marked as not checked yet, which is emptied when the checks
     have decided: the student then sees only the checked answer or the refusal."""
     if not getattr(tutor.answerer, "uses_llm", False):
         with st.spinner("Looking in your textbook…"):

@@ -1138,6 +1138,18 @@ def test_a_reply_draws_no_page_and_no_diagnostics_tables_until_opened(env, monke
     assert not at.dataframe
 
 
+def test_after_a_refusal_a_follow_up_still_reads_against_the_last_answer(env):
+    at = app()
+    at.chat_input[0].set_value(ANSWERABLE).run()
+    at.chat_input[0].set_value(OFF_TOPIC).run()  # refused: the chat goes on
+    at.chat_input[0].set_value("Tell me more.").run()
+    assert not at.exception and len(at.chat_message) == 6
+    rows = AuditLog(env["audit"]).frame().sort_values("id")
+    last = rows.iloc[-1]
+    assert last["question"] == "Tell me more." and last["resolved_question"] == "Tell me more about bending of light."
+    assert last["reason"] != "no_earlier_answer"  # the refused turn between did not end the conversation
+
+
 def test_a_reload_keeps_the_chat_and_new_conversation_clears_it(env):
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
