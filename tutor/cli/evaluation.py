@@ -106,9 +106,12 @@ def _print_report(r: dict) -> None:
 
 def cmd_followups(args: argparse.Namespace) -> int:
     from tutor.build import build_tutor
+    from tutor.evaluation.followup_kinds import is_kinds_file
     from tutor.evaluation.followups import FOLLOWUP_MODES, evaluate_followups, load_conversations
     from tutor.policy import load_policy
 
+    if is_kinds_file(args.conversations):
+        return _followup_kinds(args)
     convs = load_conversations(args.conversations)
     indexes = eval_indexes(args, {c.followup.library for c in convs})
     base = load_policy(args.policy)
@@ -297,6 +300,26 @@ def cmd_bench_concurrency(args: argparse.Namespace) -> int:
     return 0
 
 
+def _followup_kinds(args: argparse.Namespace) -> int:
+    """`followups` on a file of kind follow-ups (tests/data/followups-kinds.jsonl): each kind, each half, before and
+    after."""
+    from tutor.build import build_tutor
+    from tutor.evaluation.followup_kinds import KIND_MODES, evaluate_kinds, load_kind_conversations, report_lines
+    from tutor.policy import load_policy
+
+    convs = load_kind_conversations(args.conversations)
+    indexes = eval_indexes(args, {c.library for c in convs})
+    base = load_policy(args.policy)
+    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=False)
+              for name, lib in indexes.items() for mode, (settings, _) in KIND_MODES.items()}
+    r = evaluate_kinds(convs, lambda lib, mode: tutors[(lib, mode)], _counter(args))
+    print("\n".join(report_lines(r, args.verbose)))
+    if args.json_out:
+        write_json(args.json_out, r, ensure_ascii=False)
+        print(f"\nwritten to {args.json_out}")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="evaluate on labelled questions",
                        parents=[*EVALUATION, MODELS, LIMIT, PERTURB, PROGRESS, split("all")])
@@ -310,7 +333,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("followups", help="follow-up coverage and false acceptance, alone and resolved (two-turn JSONL)",
                        parents=[*EVALUATION, PROGRESS])
-    p.add_argument("conversations", type=Path, help="e.g. tests/data/followups.jsonl")
+    p.add_argument("conversations", type=Path, help="e.g. tests/data/followups.jsonl, or a file of kind follow-ups "
+                   "(tests/data/followups-kinds.jsonl: each kind, development and held-out halves apart)")
     p.add_argument("--verbose", action="store_true", help="print each follow-up as typed and as resolved")
     p.set_defaults(fn=cmd_followups)
 
