@@ -60,8 +60,12 @@ class KindFollowups:
             return self._refusal(q.text, klass, subject, "library", Reason.NO_EARLIER_ANSWER, timer, lang=lang), res
         before = (previous.resolved_question or previous.question).strip()
         words = topic_words(before)
-        topic_text = topic_phrase(before) or " ".join(words) or before.rstrip("?. ")
-        asked = kind_question(kind, topic_text)
+        phrase = topic_phrase(before)
+        # "What colour is the insulation of the earth wire?" -> "colour" alone would misname it: its words, or the
+        # question itself in the refusal
+        whole = bool(phrase) and len(phrase.split()) * 2 >= len(words)
+        asked = kind_question(kind, phrase if whole else " ".join(words) or before.rstrip("?. "))
+        topic_text = phrase if whole else f"that (“{before}”)"
         chapter = (previous.cited_sources or list(previous.sources))[0]
         shelf = self.library.shelf(klass, subject)
         with timer.stage("followup"):

@@ -85,6 +85,7 @@ def test_an_answer_that_is_not_in_the_chapter_gives_nothing_to_read_around():
 
 LISTS = [chunk("fed:0000", "Union List includes subjects of national importance such as defence and currency. "
                "They are included in this list because we need a uniform policy on these matters. "
+               "The Union Government alone can make laws on the subjects in the Union List. "
                "State List contains subjects of State and local importance such as police and agriculture. "
                "The State Governments alone can make laws on the subjects in the State List.", section="")]
 
@@ -94,6 +95,9 @@ def test_a_reason_about_a_neighbour_is_not_the_topics_reason():
     union = find(WHY, lines, ["Union List includes subjects of national importance such as defence and currency."],
                  topic_of("Union List"))
     assert texts(union) == ["They are included in this list because we need a uniform policy on these matters."]
+    later = find(WHY, lines, ["The Union Government alone can make laws on the subjects in the Union List."],
+                 topic_of("Union List"))  # the answer quoted the sentence after the reason: found all the same
+    assert texts(later) == texts(union)
     state = find(WHY, lines, ["State List contains subjects of State and local importance such as police and "
                               "agriculture."], topic_of("State List"))
     assert state.lines == ()  # "this list" two sentences up is the Union List
@@ -110,3 +114,15 @@ def test_a_topic_is_named_by_all_its_words_or_two_in_three_of_a_long_one():
 def test_the_run_stops_at_the_end_of_a_section():
     run = topic_run(LINES, [LINES[0]], topic_of("myopia"))
     assert all(LINES[i].section == DEFECTS for i in run) and 0 in run and 3 in run
+
+
+def test_a_second_example_comes_only_from_the_same_paragraph_and_never_repeats_the_answer():
+    shelf = [chunk("al:0000", "1.1 Alloys An alloy is a mixture of two or more metals, such as brass. "
+                   "For example, brass is an alloy of copper and zinc. Solder, such as an alloy of lead and tin, has "
+                   "a low melting point. Iron rusts in moist air. Water is a liquid at room temperature. "
+                   "Bronze is one more example of an alloy of copper and tin.", section="1.1 Alloys")]
+    lines = reading_order(shelf, "al")
+    found = find(EXAMPLE, lines, ["An alloy is a mixture of two or more metals, such as brass."], topic_of("alloy"))
+    assert texts(found) == ["For example, brass is an alloy of copper and zinc.",
+                            "Solder, such as an alloy of lead and tin, has a low melting point."]
+    assert not any(t.startswith("Bronze") or t.startswith("1.1") for t in texts(found))  # too far; a heading

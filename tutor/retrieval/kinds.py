@@ -27,13 +27,21 @@ CAUSE = re.compile(r"\b(?:because|due to|since|so that|therefore|as a result|thi
 EXAMPLE_CUE = re.compile(r"\b(?:for example|for instance|e\.\s?g\.|such as|examples?|to take an example|"
                          r"take the case of|include|includes|(?:is|are|can (?:also )?be) (?:seen|observed) when)\b",
                          re.I)
+# the plainest cues: a sentence with one of these is a reason or an example more surely than one with "since",
+# "hence", "such as" or "include"
+STRONG_CAUSE = re.compile(r"\b(?:because|due to|this is why|that is why|the reason|reasons? (?:is|are|why)|"
+                          r"caused by|arises? from|as a result)\b", re.I)
+STRONG_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.\s?g\.|examples?|to take an example|take the case of)\b",
+                            re.I)
 SUMMARY_START = re.compile(r"\bwhat you have learnt\b|\bsumming up\b", re.I)
 # a sentence that continues the one before it: a pointing word among its first words ("This defect ...",
 # "A person with this defect ...", "Such a person ...", "They are included ...")
 _POINTING = {"this", "these", "it", "its", "they", "their", "such", "them", "he", "she", "his", "her"}
 POINT_WINDOW = 5  # how many first words may hold the pointing word
 SUMMARY_SPAN = 25  # how many sentences after "What you have learnt" count as the chapter's summary
-_CAPTION = re.compile(r"^(?:figure|fig\.|table|activity)\s*\d", re.I)
+_CAPTION = re.compile(r"^(?:figure|fig\.|table|activity)\s*\d|^\d+(?:\.\d+)+\s+\S", re.I)  # and "13.1.1 Food ..."
+SEED_REACH = 6  # a sentence naming the topic this close to the answer, in its section, starts a run of its own
+EXTRA_REACH = 2  # a second reason or example must be this close to one already picked (the book's own paragraph)
 
 
 @dataclass(frozen=True)
@@ -109,13 +117,13 @@ def _same(a: str, b: str) -> bool:
     return n >= 4 and n >= min(len(a), len(b)) - 2
 
 
-def names_topic(text: str, topic: list[str]) -> bool:
+def names_topic(text: str, topic: list[str], every: bool = False) -> bool:
     """The sentence names the topic: both words of a one- or two-word topic (one would let "this list" stand for
     the State List where the book speaks of the Union List), two in three of a longer one ("optically denser" for
     "an optically denser medium")."""
     have = {stem(t) for t in tokens(text)}
     found = sum(any(_same(t, w) for w in have) for t in topic)
-    return bool(topic) and found >= (len(topic) if len(topic) <= 2 else -(-2 * len(topic) // 3))
+    return bool(topic) and found >= (len(topic) if len(topic) <= 2 or every else -(-2 * len(topic) // 3))
 
 
 def _points_back(text: str) -> bool:
@@ -126,19 +134,28 @@ def _points_back(text: str) -> bool:
 def _usable(line: Line) -> bool:
     """A sentence that tells: not a question, a caption or a heading fragment."""
     t = line.text.strip()
-    return not t.endswith("?") and not _CAPTION.match(t) and len(t.split()) >= 4
+    return (not t.endswith("?") and not _CAPTION.match(t) and len(t.split()) >= 4
+            and norm(t) != norm(line.section))
 
 
 def topic_run(lines: list[Line], anchors: list[Line], topic: list[str]) -> set[int]:
     """The places of the sentences that continue the answer's subject: the anchors, and from each, forward and back,
     the sentences that name the topic or point back to the one before (one sentence between two of them may do
-    neither: "The near point, for the person, is farther away ..."); never past a section's end."""
+    neither: "The near point, for the person, is farther away ..."); never past a section's end. A sentence naming the
+    topic a few sentences before or after an anchor, in its section, starts a run too ("Union List includes ..."
+    then "They are included in this list because ...", when the answer quoted a later sentence)."""
     run: set[int] = set()
-    for a in anchors:
+    end = summary_start(lines)  # the summary's points are unrelated one to the next: no run through them
+    run.update(a.pos for a in anchors if a.pos >= end)
+    anchors = [a for a in anchors if a.pos < end]
+    seeds = list(anchors) + [ln for ln in lines if any(
+        ln.section == a.section and 0 < abs(ln.pos - a.pos) <= SEED_REACH for a in anchors) and names_topic(
+        ln.text, topic)]
+    for a in seeds:
         run.add(a.pos)
         for step in (1, -1):
             i, gap = a.pos, 0
-            while 0 <= i + step < len(lines) and lines[i + step].section == a.section:
+            while 0 <= i + step < min(len(lines), end) and lines[i + step].section == a.section:
                 nxt = lines[i + step]
                 cont = names_topic(nxt.text, topic) or (step == 1 and _points_back(nxt.text)) or (
                     step == -1 and _points_back(lines[i].text))
@@ -157,11 +174,14 @@ def topic_run(lines: list[Line], anchors: list[Line], topic: list[str]) -> set[i
     return run
 
 
+def summary_start(lines: list[Line]) -> int:
+    """Where the chapter summary ("What you have learnt", "Summing up") begins; past the end when there is none."""
+    return next((ln.pos for ln in lines if SUMMARY_START.search(ln.text)), len(lines))
+
+
 def summary_lines(lines: list[Line], topic: list[str]) -> list[Line]:
-    """The chapter summary's sentences ("What you have learnt", "Summing up") that name the topic."""
-    start = next((ln.pos for ln in lines if SUMMARY_START.search(ln.text)), None)
-    if start is None:
-        return []
+    """The chapter summary's sentences that name the topic."""
+    start = summary_start(lines)
     return [ln for ln in lines[start:start + SUMMARY_SPAN] if names_topic(ln.text, topic) and _usable(ln)]
 
 
@@ -192,8 +212,21 @@ def find(kind: str, lines: list[Line], given: list[str], topic: list[str], max_s
     cue = CAUSE if kind == WHY else EXAMPLE_CUE
     candidates = [ln for ln in lines if _usable(ln) and cue.search(ln.text)]
     on_topic = [ln for ln in candidates if ln.pos in run or (names_topic(ln.text, topic) and distance(ln) <= window)]
-    ranked = sorted(on_topic, key=lambda ln: (ln.section not in sections, ln.pos in given_pos, distance(ln)))
-    picked = tuple(sorted(ranked[:max_sentences], key=lambda ln: ln.pos))
+    # the answer's section first; a sentence surely about the topic (it continues the answer, or names every topic
+    # word) before one that names some of it; a plain cue ("because", "for example") before a weak one ("since",
+    # "such as"); an example the answer had not given before one it had (a reason said again is still the reason:
+    # "why?" after an answer that gave it), then the nearest
+    strong = STRONG_CAUSE if kind == WHY else STRONG_EXAMPLE
+    ranked = sorted(on_topic, key=lambda ln: (ln.section not in sections,
+                                              not (ln.pos in run or names_topic(ln.text, topic, every=True)),
+                                              not strong.search(ln.text), kind == EXAMPLE and ln.pos in given_pos,
+                                              distance(ln)))
+    chosen = ranked[:1]
+    for ln in ranked[1:]:  # more only from the same paragraph, and only what the answer had not said
+        if len(chosen) < max_sentences and ln.pos not in given_pos and any(
+                abs(ln.pos - c.pos) <= EXTRA_REACH for c in chosen):
+            chosen.append(ln)
+    picked = tuple(sorted(chosen, key=lambda ln: ln.pos))
     what = "reason" if kind == WHY else "example"
     note = (f"{len(candidates)} sentence(s) of this chapter give a {what}; {len(on_topic)} about "
             f"{' '.join(topic) or 'the topic'} near the earlier answer")
@@ -213,4 +246,4 @@ def _more(lines: list[Line], run: set[int], given: set[int], summary: list[Line]
 
 
 __all__ = ["CAUSE", "EXAMPLE", "EXAMPLE_CUE", "MORE", "WHY", "Found", "Line", "find", "find_anchors", "names_topic",
-           "reading_order", "summary_lines", "topic_of", "topic_run"]
+           "reading_order", "summary_lines", "summary_start", "topic_of", "topic_run"]
