@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 import tutor.question as question_module
-from tutor.question import DEVANAGARI, HINGLISH, LATIN, Question
+from tutor.question import DEVANAGARI, EXAMPLE, HINGLISH, LATIN, MORE, WHY, Question, followup_kind
 from tutor.safety.gate import decide
 from tutor.text.terms import TermStats
 
@@ -85,3 +85,19 @@ def test_the_gate_holds_a_factual_question_to_the_numbers_it_was_given():
     d = decide(q, hits((REFRACTION, 0.9)), policy(min_confidence=0.0, min_mean_confidence=0.0, min_term_coverage=0.0,
                                                   offtopic_max_score=0.0), STATS)
     assert not check(d.checks, "question_numbers").passed and d.reason == "not_answerable"
+
+
+@pytest.mark.parametrize("typed, kind", [
+    ("Why?", WHY), ("Why does it happen?", WHY), ("Why is that so?", WHY), ("What is the reason?", WHY),
+    ("kyon?", WHY), ("aisa kyon hota hai?", WHY),
+    ("Give an example.", EXAMPLE), ("Examples?", EXAMPLE), ("Can you give me some examples?", EXAMPLE),
+    ("e.g.?", EXAMPLE), ("udaharan do", EXAMPLE),
+    ("Tell me more.", MORE), ("Explain it more simply.", MORE), ("explain in simpler words", MORE), ("aur batao", MORE),
+    # a word of its own is an aspect or a topic, two kinds at once is no one kind: read the old way
+    ("Why is it called so?", ""), ("Give an example of a base.", ""), ("Why? Give an example.", ""),
+    ("What are its uses?", ""), ("What is myopia?", ""), ("Who invented it?", ""), ("", ""),
+])
+def test_a_follow_up_asks_a_kind_only_in_a_closed_form(typed, kind):
+    assert followup_kind(typed) == kind
+    assert Question.read(typed).followup_kind == kind
+    assert Question.read(typed).understood().get("asks for", "") == kind  # shown in the diagnostics
