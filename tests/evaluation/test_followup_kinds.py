@@ -16,6 +16,7 @@ from tutor.evaluation.followup_kinds import (
     Turn,
     is_kinds_file,
     load_kind_conversations,
+    report_lines,
     run_conversation,
     same_sentence,
     score_turn,
@@ -121,3 +122,16 @@ def test_a_conversation_reads_each_follow_up_against_the_last_answered_turn_or_t
     counts = summarise_kinds(rows)
     assert counts["dev"]["why"]["right"] == 1 and counts["all"]["example"]["refused_right"] == 1
     assert "heldout" not in counts
+
+
+def test_the_report_prints_each_kind_for_each_half_and_setting():
+    rows = [{"id": "fk-1", "split": "dev", "kind": "why", "expect": "answer", "outcome": "right", "typed": "Why?",
+             "first": "What is myopia?", "reason": "answered", "answer": "This defect ... [1]"},
+            {"id": "fk-2", "split": "heldout", "kind": "example", "expect": "refuse", "outcome": "accepted",
+             "typed": "Give an example.", "first": "What is presbyopia?", "reason": "answered", "answer": "X [1]"}]
+    r = {"conversations": 2, "modes": {"after": summarise_kinds(rows)}, "rows": {"after": rows}}
+    lines = report_lines(r, verbose=True)
+    assert any(line.split()[:3] == ["after", "dev", "why"] and "1/1" in line for line in lines)
+    heldout = next(line for line in lines if line.split()[:3] == ["after", "heldout", "example"])
+    assert heldout.split()[-2:] == ["0/1", "1"]  # none refused of one to refuse; one accepted
+    assert any("fk-2" in line and "accepted" in line for line in lines)
