@@ -85,3 +85,12 @@ def test_the_gate_holds_a_factual_question_to_the_numbers_it_was_given():
     d = decide(q, hits((REFRACTION, 0.9)), policy(min_confidence=0.0, min_mean_confidence=0.0, min_term_coverage=0.0,
                                                   offtopic_max_score=0.0), STATS)
     assert not check(d.checks, "question_numbers").passed and d.reason == "not_answerable"
+
+
+@pytest.mark.parametrize("typed, noun", [
+    ("Which acid is injected by nettle leaves?", "acid"), ("How many carats is pure gold?", "carats"),
+    ("Which kind of mirror is used as a rear-view mirror?", "mirror"), ("In which year was it founded?", "year"),
+    ("What is brass an alloy of?", ""), ("Which of these is a metal?", ""), ("Who wrote the book?", ""),
+])
+def test_the_noun_a_question_asks_for(typed, noun):
+    assert Question.read(typed).asked_noun == noun

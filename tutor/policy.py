@@ -106,6 +106,9 @@ class Policy:
     span_reader: bool = _f(True, "find the direct answer (the bold first line) and the sentence it leads with the span "
                            "reader trained on SQuAD 1.1 (data/models/span-reader), where it ships; the gate's reader "
                            "still decides whether to answer")
+    span_reader_windows: int = _f(1, "evidence windows the span reader reads for a short factual question's direct "
+                                  "answer (the one with the reader's highest P leads; 0: as many as reader_windows)",
+                                  0, 10)
     hindi_reader: bool = _f(True, "read a Hinglish or Devanagari question's English reading with the reader trained "
                             "also on questions written as readings (data/models/reader-readings), where it ships")
     min_hinglish_reader_probability: float = _f(0.0, "the reader's probability a Hinglish question's reading needs "
