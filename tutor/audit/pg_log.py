@@ -14,6 +14,7 @@ from psycopg.rows import dict_row
 
 from tutor.audit.log import COLUMNS, AuditLog, AuditUnavailable
 from tutor.audit.log import MIGRATIONS as SQLITE_MIGRATIONS
+from tutor.store.pg_pool import borrow
 
 # The SQLite migrations in Postgres words, one for one (a test checks the counts match): a migration is only ever
 # appended to both lists. DOUBLE PRECISION where SQLite says REAL: Postgres's REAL is 4 bytes and would round a
@@ -107,16 +108,17 @@ class PgAuditLog(AuditLog):
     _ERRORS = (psycopg.Error,)
     can_set_aside = False
 
-    def __init__(self, url: str, spool_path: str | Path, *, connect_timeout_s: int = 5):
+    def __init__(self, url: str, spool_path: str | Path):
         self.url = url
         self.path = redact(url)  # what the maintainers' page names; never the password
-        self._timeout = connect_timeout_s
         self._open(Path(spool_path))
 
     @contextlib.contextmanager
     def _con(self):
-        """A connection for one unit of work, committed on success and always closed."""
-        with psycopg.connect(self.url, row_factory=dict_row, connect_timeout=self._timeout) as con:
+        """A connection for one unit of work from the process's pool (tutor/store/pg_pool.py: its sizes, timeouts and
+        keepalives are the policy's), committed on success and always handed back."""
+        with borrow(self.url) as con:
+            con.row_factory = dict_row  # borrow() gives it back with plain tuples to the next borrower
             yield con
 
     def _prepare(self) -> None:

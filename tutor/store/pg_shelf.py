@@ -40,6 +40,7 @@ from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
 from tutor.store.faiss_index import build_index, policy_approximate_above
+from tutor.store.pg_pool import borrow
 from tutor.store.pg_uploads import PgUploads
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
@@ -153,15 +154,22 @@ class PgShelfStore:
         return self._open(autocommit)
 
     def _open(self, autocommit: bool = False) -> psycopg.Connection:
-        con = psycopg.connect(self.url, autocommit=autocommit)
-        if self.namespace:
-            # the namespace first, then the database's own path (where the vector extension's type lives); kept for
-            # the session (is_local false), committed so a later rollback cannot undo it
-            con.execute("SELECT set_config('search_path', %s || ', ' || current_setting('search_path'), false)",
-                        (f'"{self.namespace}"',))
-            if not autocommit:
-                con.commit()
-        register_vector(con)
+        # lent by the process's pool (tutor/store/pg_pool.py): leaving its `with` block or close() hands it back
+        con = borrow(self.url, autocommit)
+        try:
+            if self.namespace:
+                # the namespace first, then the database's own path (where the vector extension's type lives); kept
+                # for the session (is_local false: the pool's reset forgets it), committed so a rollback cannot undo it
+                con.execute("SELECT set_config('search_path', %s || ', ' || current_setting('search_path'), false)",
+                            (f'"{self.namespace}"',))
+                if not autocommit:
+                    con.commit()
+            if not con.vector_ready:  # once per pooled connection: it looks the type up on the server
+                register_vector(con)
+                con.vector_ready = True
+        except BaseException:
+            con.close()
+            raise
         return con
 
     def _migrate(self) -> None:
