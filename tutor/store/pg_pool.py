@@ -24,6 +24,7 @@ from tutor.policy import Policy, load_policy
 # psycopg_pool retries a failed connection with a doubling delay until this many seconds, then gives up and opens a
 # fresh attempt at the next request: so a database back after an outage is found within about half of it
 RECONNECT_GIVE_UP_S = 15.0
+OUTAGE_WAIT_S = 1.0  # how long a borrower waits for a connection while the database is known to be unreachable
 _pools: dict[str, ConnectionPool] = {}
 _pools_lock = threading.Lock()
 
@@ -47,7 +48,7 @@ class PooledConnection(psycopg.Connection):
     def close(self) -> None:
         pool = getattr(self, "_pool", None)
         if self._lent and pool is not None:
-            self._lent = False
+            self._lent, self._handed_back = False, True  # now: the pool may reset it on a worker thread first
             pool.putconn(self)
         elif self._closing or not self._handed_back:  # closed by the pool, or never lent by one
             super().close()
@@ -144,7 +145,10 @@ def pool_for(url: str, policy: Policy | None = None) -> ConnectionPool:
 def borrow(url: str, autocommit: bool = False) -> PooledConnection:
     """A connection from the pool (psycopg_pool.PoolTimeout, an OperationalError, when none comes within the policy's
     database_pool_timeout_s: the database is down or every connection is busy). Hand it back with `with` or close()."""
-    con = pool_for(url).getconn()
+    pool = pool_for(url)
+    # while the last attempt to connect failed (an outage) a borrower waits briefly: a question is refused at once,
+    # not after the full wait at each of its reads; its own request still makes the pool try again
+    con = pool.getconn(min(OUTAGE_WAIT_S, pool.timeout) if pool.last_error else None)
     try:
         con.autocommit = autocommit
         con.row_factory = tuple_row  # the audit log asks for dicts on its own connections
@@ -152,6 +156,14 @@ def borrow(url: str, autocommit: bool = False) -> PooledConnection:
         con.close()
         raise
     return con
+
+
+def close_pool(url: str) -> None:
+    """Close this process's pool for `url`, if any (before the database is dropped: a test's, a bench's)."""
+    with _pools_lock:
+        pool = _pools.pop(url, None)
+    if pool is not None:
+        pool.close()
 
 
 def close_pools() -> None:

@@ -1,0 +1,72 @@
+"""The Ask page while the shared PostgreSQL database is down (issue 36), with Streamlit's AppTest on a real
+PostgreSQL 16 of the test's own (stopped and started here): the student sees the plain refusal and a note, the chat box
+stays, the question is saved, and once the server is back the same app process answers and the question is in the
+audit log.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from helpers_paths import REPO
+from helpers_postgres import PostgresTestServer
+from streamlit.testing.v1 import AppTest
+
+from tutor.audit.pg_log import PgAuditLog
+from tutor.ingest.builder import discover, ingest
+from tutor.reasons import Reason
+from tutor.store import pg_pool
+from tutor.store.pg_shelf import PgShelfStore
+from tutor.testing import HashEmbedder
+
+from helpers_library import make_library
+
+ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1
+DURING = "What is the pH of a neutral solution?"
+
+
+@pytest.fixture
+def outage_app(tmp_path, monkeypatch) -> Iterator[tuple[PostgresTestServer, str]]:
+    server = PostgresTestServer(tmp_path / "own-pg")
+    try:
+        url = server.new_database()
+        ingest(discover([make_library(tmp_path / "src")]), PgShelfStore(url, tmp_path / "index"), HashEmbedder(),
+               workers=1)
+        for key, value in {"TUTOR_DATABASE_URL": url, "TUTOR_EMBEDDER": "hash", "TUTOR_READER": "false",
+                           "TUTOR_INDEX_DIR": str(tmp_path / "index"), "TUTOR_AUDIT_DB": str(tmp_path / "audit.db"),
+                           "TUTOR_DATA_DIR": str(tmp_path / "data")}.items():
+            monkeypatch.setenv(key, value)
+        yield server, url
+    finally:
+        server.stop()
+        pg_pool.close_pools()
+
+
+def ask(at: AppTest, question: str) -> str:
+    at.chat_input[0].set_value(question).run()
+    assert not at.exception, at.exception
+    return "\n".join(m.value for m in at.chat_message[-1].markdown)
+
+
+def test_the_ask_page_refuses_plainly_keeps_the_chat_box_and_recovers_without_a_restart(outage_app, tmp_path):
+    server, url = outage_app
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120).run()
+    assert "refraction" in ask(at, ANSWERABLE)
+
+    server.down()
+    reply = ask(at, DURING)
+    assert Reason.LIBRARY_UNREACHABLE.en.split(";")[0] in reply.replace("\\", "")
+    assert "your question is saved" in reply
+    assert at.chat_input, "the chat box must stay"
+    assert any("not reachable right now" in w.value for w in at.warning)
+    at.run()  # a rerun while still down (a click, a page switch): still no crash, the chat kept
+    assert not at.exception and at.chat_input and len(at.chat_message) == 4  # two questions and their replies
+
+    server.up()
+    for _ in range(3):  # the pool may need a moment to find the server back
+        reply = ask(at, ANSWERABLE)
+        if "refraction" in reply:
+            break
+    assert "refraction" in reply and not any("not reachable" in w.value for w in at.warning)
+    logged = [r["question"] for r in PgAuditLog(url, tmp_path / "other.spool.jsonl").rows()]
+    assert logged.count(DURING) == 1 and logged[-1] == ANSWERABLE  # nothing lost, nothing twice
