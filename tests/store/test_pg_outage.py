@@ -17,7 +17,6 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from helpers_paths import REPO
-from helpers_postgres import PostgresTestServer
 
 from tutor.audit.pg_log import PgAuditLog
 from tutor.pipeline import Tutor
@@ -30,6 +29,7 @@ from tutor.store.pg_shelf import PgShelfStore
 from tutor.store.shelf import Manifest
 from tutor.testing import HashEmbedder
 
+from helpers_postgres import PostgresTestServer
 from helpers_safety import LIGHT, policy
 
 LENS_Q = "What is the power of a lens measured in?"  # LIGHT[1] answers it

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import pytest
 from helpers_paths import REPO
-from helpers_postgres import PostgresTestServer
 from streamlit.testing.v1 import AppTest
 
 from tutor.audit.pg_log import PgAuditLog
@@ -20,6 +19,7 @@ from tutor.store.pg_shelf import PgShelfStore
 from tutor.testing import HashEmbedder
 
 from helpers_library import make_library
+from helpers_postgres import PostgresTestServer
 
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1
 DURING = "What is the pH of a neutral solution?"
