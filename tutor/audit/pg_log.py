@@ -14,7 +14,7 @@ from psycopg.rows import dict_row
 
 from tutor.audit.log import COLUMNS, AuditLog, AuditUnavailable
 from tutor.audit.log import MIGRATIONS as SQLITE_MIGRATIONS
-from tutor.store.pg_pool import borrow
+from tutor.store.pg_pool import borrow, redact
 
 # The SQLite migrations in Postgres words, one for one (a test checks the counts match): a migration is only ever
 # appended to both lists. DOUBLE PRECISION where SQLite says REAL: Postgres's REAL is 4 bytes and would round a
@@ -87,17 +87,6 @@ _MIGRATION_LOCK = 0x7475746F72  # "tutor": app processes starting together migra
 _THROTTLE_LOCK = 0x7468  # with a key's hash: two processes recording a wrong password for one key take turns
 _INSERT = (f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
            "RETURNING id")
-
-
-def redact(url: str) -> str:
-    """A database URL without its password, for messages and the maintainers' page."""
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "(an unreadable database URL)"
-    host = info.get("host") or "localhost"
-    return f"postgresql://{info.get('user', '')}@{host}{':' + str(info['port']) if info.get('port') else ''}" \
-           f"/{info.get('dbname', '')}"
 
 
 class PgAuditLog(AuditLog):

@@ -137,7 +137,7 @@ def pool_for(url: str, policy: Policy | None = None) -> ConnectionPool:
                                                                          p.database_pool_min_size),
                          timeout=p.database_pool_timeout_s,
                          reset=None if p.database_transaction_pooler else _reset,
-                         reconnect_timeout=RECONNECT_GIVE_UP_S, open=True, name=_name(url))
+                         reconnect_timeout=RECONNECT_GIVE_UP_S, open=True, name=redact(url))
             _pools[url] = pool
         return pool
 
@@ -175,19 +175,24 @@ def close_pools() -> None:
         pool.close()
 
 
-def _name(url: str) -> str:
-    from tutor.audit.pg_log import redact  # the pool's name shows in psycopg's log: never the password
-
-    return redact(url)
+def redact(url: str) -> str:
+    """A database URL without its password, for messages and the maintainers' page."""
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "(an unreadable database URL)"
+    host = info.get("host") or "localhost"
+    return f"postgresql://{info.get('user', '')}@{host}{':' + str(info['port']) if info.get('port') else ''}" \
+           f"/{info.get('dbname', '')}"
 
 
 def database_answers(url: str, timeout_s: float) -> tuple[bool, str]:
     """Whether the database answers `SELECT 1` within `timeout_s` on a connection of its own (not the pool's: a
     readiness probe asks about the database, and a busy pool is not an outage); (False, why) otherwise."""
     try:
-        with psycopg.connect(url, connect_timeout=max(1, math.ceil(timeout_s)), prepare_threshold=None,
-                             autocommit=True) as con:
-            con.execute(f"SET statement_timeout = {_ms(timeout_s)}")
+        with psycopg.connect(url, connect_timeout=max(1, math.ceil(timeout_s)), prepare_threshold=None) as con:
+            # LOCAL: for this transaction only, so behind PgBouncer no server connection keeps it
+            con.execute(f"SET LOCAL statement_timeout = {_ms(timeout_s)}")
             con.execute("SELECT 1").fetchone()
         return True, "ok"
     except psycopg.Error as e:
