@@ -80,6 +80,12 @@ MIGRATIONS: list[str] = [
     CREATE INDEX questions_ts_decision ON questions(ts, decision);
     CREATE INDEX questions_reason ON questions(reason);
     """,
+    # 7: each spooled question's id (tutor/audit/log.py), so a replay writes it once: one cut off between its commit
+    # and the spool's removal, or two processes replaying one spool file, find it taken and skip it
+    """
+    ALTER TABLE questions ADD COLUMN spool_id TEXT;
+    CREATE UNIQUE INDEX questions_spool_id ON questions(spool_id);
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 
@@ -139,9 +145,12 @@ class PgAuditLog(AuditLog):
             return self._version(con)
 
     def _insert(self, con, row: tuple) -> int:
+        return int(con.execute(_INSERT, self._storable(row)).fetchone()["id"])
+
+    @staticmethod
+    def _storable(row: tuple) -> tuple:
         # Postgres text cannot hold NUL; SQLite can. Dropped here, or the row would stay in the spool for ever.
-        row = tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
-        return int(con.execute(_INSERT, row).fetchone()["id"])
+        return tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
 
     def _lock_for_update(self, con, key: str) -> None:
         con.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_THROTTLE_LOCK, key))

@@ -21,10 +21,11 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from tutor.policy import Policy, load_policy
 
-# psycopg_pool retries a failed connection with a doubling delay until this many seconds, then gives up and opens a
-# fresh attempt at the next request: so a database back after an outage is found within about half of it
-RECONNECT_GIVE_UP_S = 15.0
-OUTAGE_WAIT_S = 1.0  # how long a borrower waits for a connection while the database is known to be unreachable
+# psycopg_pool retries a failed connection after 1, 2, 4... s until this many seconds, then gives up and tries afresh
+# (at once) on the next request: so a database back after an outage is found within a few seconds, not after a
+# doubling wait grown over the whole outage
+RECONNECT_GIVE_UP_S = 5.0
+OUTAGE_WAIT_S = 0.5  # how long a borrower waits for a connection while the database is known to be unreachable
 _pools: dict[str, ConnectionPool] = {}
 _pools_lock = threading.Lock()
 
@@ -156,6 +157,13 @@ def borrow(url: str, autocommit: bool = False) -> PooledConnection:
         con.close()
         raise
     return con
+
+
+def connect(url: str, autocommit: bool = True) -> psycopg.Connection:
+    """A connection of its own, outside the pool but opened with the pool's settings: for what holds one for long (the
+    shelf store's reader, a session lock), which must neither take a pool slot for ever nor, dropped after a failure,
+    shrink the pool until the garbage collector finds it. Closed by its holder."""
+    return psycopg.connect(url, autocommit=autocommit, **pool_for(url).kwargs)
 
 
 def close_pool(url: str) -> None:

@@ -40,7 +40,7 @@ from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
 from tutor.store.faiss_index import build_index, policy_approximate_above
-from tutor.store.pg_pool import borrow
+from tutor.store.pg_pool import borrow, connect
 from tutor.store.pg_uploads import PgUploads
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
@@ -154,8 +154,9 @@ class PgShelfStore:
         return self._open(autocommit)
 
     def _open(self, autocommit: bool = False) -> psycopg.Connection:
-        # lent by the process's pool (tutor/store/pg_pool.py): leaving its `with` block or close() hands it back
-        con = borrow(self.url, autocommit)
+        # a unit of work's from the process's pool (tutor/store/pg_pool.py: its `with` block or close() hands it back);
+        # an autocommit one (the long-held reader, a session lock) of its own, with the pool's settings
+        con = connect(self.url) if autocommit else borrow(self.url)
         try:
             if self.namespace:
                 # the namespace first, then the database's own path (where the vector extension's type lives); kept
@@ -164,7 +165,7 @@ class PgShelfStore:
                             (f'"{self.namespace}"',))
                 if not autocommit:
                     con.commit()
-            if not con.vector_ready:  # once per pooled connection: it looks the type up on the server
+            if not getattr(con, "vector_ready", False):  # once per pooled connection: it looks the type up
                 register_vector(con)
                 con.vector_ready = True
         except BaseException:
