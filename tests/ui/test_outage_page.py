@@ -5,12 +5,14 @@ audit log.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 from helpers_paths import REPO
 from streamlit.testing.v1 import AppTest
 
+from tutor.audit.log import AuditUnavailable
 from tutor.audit.pg_log import PgAuditLog
 from tutor.ingest.builder import discover, ingest
 from tutor.reasons import Reason
@@ -62,11 +64,24 @@ def test_the_ask_page_refuses_plainly_keeps_the_chat_box_and_recovers_without_a_
     at.run()  # a rerun while still down (a click, a page switch): still no crash, the chat kept
     assert not at.exception and at.chat_input and len(at.chat_message) == 4  # two questions and their replies
 
+    at.switch_page("pages/read.py").run()  # the Read page: the note, no crash
+    assert not at.exception and any("not reachable right now" in w.value for w in at.warning)
+    at.switch_page("pages/ask.py").run()
+
     server.up()
-    for _ in range(3):  # the pool may need a moment to find the server back
+    for _ in range(20):  # the pool finds the server back within seconds; each logged question writes the spool first
         reply = ask(at, ANSWERABLE)
-        if "refraction" in reply:
+        logged = questions_logged(url, tmp_path)
+        if "refraction" in reply and DURING in logged:
             break
+        time.sleep(0.5)
     assert "refraction" in reply and not any("not reachable" in w.value for w in at.warning)
-    logged = [r["question"] for r in PgAuditLog(url, tmp_path / "other.spool.jsonl").rows()]
     assert logged.count(DURING) == 1 and logged[-1] == ANSWERABLE  # nothing lost, nothing twice
+
+
+def questions_logged(url: str, tmp_path) -> list[str]:
+    """The audit log's questions, newest first, read as another process would ([] while it cannot be read)."""
+    try:
+        return [r["question"] for r in PgAuditLog(url, tmp_path / "other.spool.jsonl").rows()]
+    except AuditUnavailable:
+        return []
