@@ -7,7 +7,8 @@ session state between transactions (a returned connection is `DISCARD ALL`ed), s
 transaction pooler (PgBouncer, `pool_mode = transaction`), where consecutive transactions of one client may run on
 different server connections. TCP keepalives find a server that vanished without closing its sockets; the connect
 timeout and the pool's wait bound how long a question waits on a database that is down (it is then refused plainly,
-tutor/pipeline.py, and saved: the audit log's spool).
+tutor/pipeline.py, and saved: the audit log's spool). A connection held for long (the shelf store's reader) is not
+lent by the pool but opened with its settings (`connect`), so it never holds a slot for good.
 """
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ class PooledConnection(psycopg.Connection):
         # else: already handed back, and maybe lent again: a second close must not touch it
 
     def __del__(self, *args: Any) -> None:
-        # a borrower that dropped its connection (one reset after a server failure) must not shrink the pool for ever
+        # a borrower that dropped its connection without handing it back must not shrink the pool for ever
         if self._lent and getattr(self, "_pool", None) is not None and not self.closed:
             try:
                 self.close()
