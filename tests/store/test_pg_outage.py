@@ -192,3 +192,16 @@ def test_a_database_that_is_not_there_times_out_with_the_reason(pg_server):
     pg_pool.pool_for(url, load_policy(env={}).with_values(database_pool_timeout_s=1.0))
     with pytest.raises(psycopg.OperationalError, match='database "t_never_made" does not exist'):
         pg_pool.borrow(url)
+
+
+def test_only_a_connection_failure_counts_as_an_outage_not_a_bug_or_a_bad_statement():
+    from psycopg_pool import PoolTimeout
+
+    from tutor.errors import is_database_unreachable
+
+    assert is_database_unreachable(psycopg.OperationalError("connection refused"))
+    assert is_database_unreachable(PoolTimeout("couldn't get a connection after 0.50 sec"))
+    assert is_database_unreachable(psycopg.InterfaceError("the connection is closed"))
+    assert not is_database_unreachable(psycopg.errors.UniqueViolation("duplicate key"))  # answered: a bug or data
+    assert not is_database_unreachable(psycopg.errors.UndefinedTable("no such table"))
+    assert not is_database_unreachable(RuntimeError("the answerer broke"))
