@@ -9,7 +9,7 @@ INDEX := data/index
 SAMPLE := data/sample/library
 SHARED ?= ../shared/data
 
-.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps dict-deps eval eval-hindi eval-xling eval-llm bench clean
+.PHONY: run test test-fast install llm sample-index browser-deps ocr-deps dict-deps pgbouncer-deps eval eval-hindi eval-xling eval-llm bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -52,6 +52,12 @@ browser-deps:
 	  { (apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null) || \
 	    echo "warning: could not install chromium; the browser test will be skipped"; }
 
+# PgBouncer in transaction mode in front of the test server, for tests/store/test_pgbouncer.py (a Debian package)
+pgbouncer-deps:
+	@test -x /usr/sbin/pgbouncer || command -v pgbouncer >/dev/null 2>&1 || \
+	  { (apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null) || \
+	    echo "warning: could not install pgbouncer; the PgBouncer test will be skipped"; }
+
 # Tesseract (Hindi) and pdftoppm read the damaged pages of the NCERT Hindi PDFs; hunspell-hi measures how readable a
 # page is. Debian packages; without them damaged Hindi pages are left out and the OCR tests skip.
 ocr-deps:
@@ -69,7 +75,7 @@ dict-deps:
 	  { (apt-get update -qq && apt-get install -y -qq dict-freedict-eng-hin iso-codes >/dev/null) || \
 	    echo "warning: could not install dict-freedict-eng-hin and iso-codes; Devanagari questions about English chapters will be asked as typed and its tests skipped"; }
 
-test: $(STAMP) llm browser-deps ocr-deps dict-deps
+test: $(STAMP) llm browser-deps ocr-deps dict-deps pgbouncer-deps
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

@@ -7,7 +7,7 @@ import streamlit as st
 
 from tutor import presentation as pres
 from tutor.conversation import last_answered
-from tutor.errors import ShelfDamaged
+from tutor.errors import ShelfDamaged, is_database_unreachable
 from tutor.reasons import Reason
 from tutor.store import chapters as chapter_text
 from ui import conversation, layout, render
@@ -29,6 +29,10 @@ if not turns and not question:
         chapters = chapter_text.shelf_chapters(tutor.library, shelf.klass, shelf.subject)
     except ShelfDamaged:
         st.warning(Reason.SHELF_DAMAGED.en, icon=":material/build:")
+        chapters = []
+    except Exception as e:  # the shared database is down: the page above says so; the chat box stays
+        if not is_database_unreachable(e):
+            raise
         chapters = []
     with st.container(border=True):
         st.markdown(f"#### :material/auto_stories: {pres.shelf_label(shelf.klass, shelf.subject)}")

@@ -5,7 +5,7 @@ The selection comes back from a custom component (components v2); pasting the pa
 import streamlit as st
 
 from tutor import presentation as pres
-from tutor.errors import ShelfDamaged
+from tutor.errors import ShelfDamaged, is_database_unreachable
 from tutor.reasons import Reason
 from tutor.store import chapters as chapter_text
 from tutor.store.shelf import ShelfKey
@@ -24,6 +24,10 @@ try:
     book = tutor.library.shelf(shelf.klass, shelf.subject)
 except ShelfDamaged:  # the student sees why, never the files; maintainers see the detail on their page
     st.warning(Reason.SHELF_DAMAGED.en, icon=":material/build:")
+    st.stop()
+except Exception as e:  # the shared database is down: the note above says so; the page comes back with it
+    if not is_database_unreachable(e):
+        raise
     st.stop()
 chapters = chapter_text.chapters_in_order(book.manifest)
 files = [c.file for c in chapters]

@@ -57,6 +57,9 @@ class PostgresTestServer:
     def drop(self, url: str) -> None:
         import psycopg
 
+        from tutor.store.pg_pool import close_pool
+
+        close_pool(url)  # this process's pooled connections to it go first (else the pool keeps reconnecting)
         name = url.split("/")[-1].split("?")[0]
         with psycopg.connect(self.admin_url, autocommit=True) as con:
             con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -69,5 +72,17 @@ class PostgresTestServer:
         finally:
             self.drop(url)
 
+    def down(self) -> None:
+        """Stop the server as an outage does (pg_ctl's fast shutdown: open connections are cut); `up()` starts it
+        again with its data, at the same address. Only on a server a test started for itself: the session's serves
+        every other test."""
+        self.server.stop()
+
+    def up(self) -> None:
+        self.server.start()
+
     def stop(self) -> None:
+        from tutor.store.pg_pool import close_pools
+
+        close_pools()
         self.server.cleanup()

@@ -101,3 +101,12 @@ def test_a_follow_up_asks_a_kind_only_in_a_closed_form(typed, kind):
     assert followup_kind(typed) == kind
     assert Question.read(typed).followup_kind == kind
     assert Question.read(typed).understood().get("asks for", "") == kind  # shown in the diagnostics
+
+
+@pytest.mark.parametrize("typed, noun", [
+    ("Which acid is injected by nettle leaves?", "acid"), ("How many carats is pure gold?", "carats"),
+    ("Which kind of mirror is used as a rear-view mirror?", "mirror"), ("In which year was it founded?", "year"),
+    ("What is brass an alloy of?", ""), ("Which of these is a metal?", ""), ("Who wrote the book?", ""),
+])
+def test_the_noun_a_question_asks_for(typed, noun):
+    assert Question.read(typed).asked_noun == noun

@@ -63,10 +63,11 @@ def test_unknown_codes_read_as_they_are_and_a_typo_is_not_a_reason():
 
 
 def test_coverage_gaps_leave_out_answers_empty_questions_errors_missing_shelves_unread_words_and_off_topic():
-    # the same set as coverage_gaps() on the teachers' page; a "Why?" with no earlier answer says nothing of the book
+    # the same set as coverage_gaps() on the teachers' page; a question asked during a database outage says nothing
+    # about the book either, nor does a "Why?" with no earlier answer
     assert {r for r in Reason if not r.is_coverage_gap} == {
         Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF, Reason.UNREAD_LANGUAGE,
-        Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.NO_EARLIER_ANSWER}
+        Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.LIBRARY_UNREACHABLE, Reason.NO_EARLIER_ANSWER}
     assert Reason.NO_EXAMPLE_IN_BOOK.is_coverage_gap and Reason.NO_REASON_IN_BOOK.is_coverage_gap
     assert Reason.LOW_CONFIDENCE.is_coverage_gap and Reason.NOT_ANSWERABLE.is_coverage_gap
     assert not Reason.ANSWERED.is_refusal and all(r.is_refusal for r in Reason if r is not Reason.ANSWERED)

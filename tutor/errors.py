@@ -94,3 +94,13 @@ def is_disk_full(e: BaseException) -> bool:
     import errno
 
     return (isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT)) or "No space left on device" in str(e)
+
+
+def is_database_unreachable(e: BaseException) -> bool:
+    """Whether an error says the shared PostgreSQL database cannot be reached now (connection refused or dropped, the
+    server shutting down, no pooled connection in time: psycopg's OperationalError and InterfaceError), as opposed to
+    a bug. Without psycopg imported no database was used, so nothing can be unreachable."""
+    import sys
+
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))

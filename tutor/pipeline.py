@@ -13,7 +13,7 @@ from tutor import reasons
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit.log import AuditLog
 from tutor.budget import StageTimer
-from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound
+from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound, is_database_unreachable
 from tutor.kind_followups import KindFollowups
 from tutor.policy import Policy
 from tutor.question import Question
@@ -98,8 +98,7 @@ class Tutor(KindFollowups):
             checks=checks, answerer=self.answerer.name, timings_ms=timer.ms, language=lang, sources=sources,
             near_misses=near_misses, suggestions=suggestions, measures=dict(measures or {}), decided_by=decided_by,
             other_shelf=other_shelf, llm_called=llm_called, error=error, draft=draft, draft_sentences=draft_sentences,
-            notes=notes,
-        )
+            notes=notes)
 
     def _log(self, ans: TutorAnswer, timer: StageTimer, selected: str | None) -> TutorAnswer:
         if self.audit is None:
@@ -171,7 +170,8 @@ class Tutor(KindFollowups):
         except ShelfDamaged as e:  # this shelf is isolated; every other shelf keeps answering
             ans = refuse(Reason.SHELF_DAMAGED, timer, decided_by=Tier.ERROR, error=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
-            ans = refuse(Reason.ANSWERER_ERROR, timer, decided_by=Tier.ERROR, error=f"{type(e).__name__}: {e}",
+            ans = refuse(Reason.LIBRARY_UNREACHABLE if is_database_unreachable(e) else Reason.ANSWERER_ERROR, timer,
+                         decided_by=Tier.ERROR, error=f"{type(e).__name__}: {e}",  # an outage said plainly: spooled
                          llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         if res.cues or q.reading or question != typed:  # the student's own words are what the log and the page show
             read = (f"read the {q.read_from} question as {q.reading!r}",) if q.reading else (

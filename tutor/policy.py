@@ -106,6 +106,9 @@ class Policy:
     span_reader: bool = _f(True, "find the direct answer (the bold first line) and the sentence it leads with the span "
                            "reader trained on SQuAD 1.1 (data/models/span-reader), where it ships; the gate's reader "
                            "still decides whether to answer")
+    span_reader_windows: int = _f(1, "evidence windows the span reader reads for a short factual question's direct "
+                                  "answer (the one with the reader's highest P leads; 0: as many as reader_windows)",
+                                  0, 10)
     hindi_reader: bool = _f(True, "read a Hinglish or Devanagari question's English reading with the reader trained "
                             "also on questions written as readings (data/models/reader-readings), where it ships")
     min_hinglish_reader_probability: float = _f(0.0, "the reader's probability a Hinglish question's reading needs "
@@ -199,6 +202,31 @@ class Policy:
     max_ingest_s: float = _f(300.0, "seconds one chapter may take to be read and embedded (OCR of damaged Hindi "
                                     "pages not counted); past it the chapter is refused (too_slow) and its shelf left "
                                     "as it was", 1, 86_400)
+    # the shared PostgreSQL database (TUTOR_DATABASE_URL; tutor/store/pg_pool.py): one pool per process
+    database_pool_min_size: int = _f(1, "connections the pool keeps open to the database even when idle", 0, 1000)
+    database_pool_max_size: int = _f(10, "most connections one app process opens to the database (at least "
+                                         "database_pool_min_size)", 1, 1000)
+    database_pool_timeout_s: float = _f(3.0, "seconds a question, audit write or shelf read waits for a connection; "
+                                             "past it the database counts as unreachable: the question is refused "
+                                             "(library_unreachable) and saved to the spool", 0.1, 600)
+    database_connect_timeout_s: float = _f(3.0, "seconds one new connection may take to open (libpq's "
+                                                "connect_timeout, whole seconds, at least 1)", 1, 600)
+    database_statement_timeout_s: float = _f(0.0, "seconds one statement may run before the server cancels it (0: no "
+                                                  "limit; a large shelf's index build takes minutes on the same "
+                                                  "connections)", 0, 86_400)
+    database_lock_timeout_s: float = _f(0.0, "seconds one statement may wait for a lock (0: no limit)", 0, 86_400)
+    database_keepalives_idle_s: int = _f(30, "TCP keepalive: seconds of silence before the first probe, so a server "
+                                             "that vanished without closing the connection is noticed", 1, 86_400)
+    database_keepalives_interval_s: int = _f(10, "TCP keepalive: seconds between unanswered probes", 1, 3600)
+    database_keepalives_count: int = _f(3, "TCP keepalive: unanswered probes before the connection counts as "
+                                           "dead", 1, 100)
+    database_transaction_pooler: bool = _f(False, "TUTOR_DATABASE_URL names a transaction pooler (PgBouncer, "
+                                           "pool_mode = transaction): the statement and lock timeouts are not sent "
+                                           "as startup options (PgBouncer refuses them; set them on the database "
+                                           "role) and returned connections are not reset (the pooler owns them)")
+    ready_port: int = _f(0, "port of the readiness probe (GET /ready: 200 while the database answers, 503 when it "
+                            "does not) that app.py starts once per process; 0: none (TUTOR_READY_PORT)", 0, 65535)
+    ready_timeout_s: float = _f(2.0, "seconds the readiness probe gives the database to answer SELECT 1", 0.1, 60)
     # per embedding model: its cosine scores sit in its own range, so score thresholds are calibrated per model
     models: dict = field(default_factory=dict, hash=False, metadata={
         "desc": "per embedding model (as a shelf's manifest names it), the settings that differ for shelves built "

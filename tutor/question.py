@@ -117,6 +117,11 @@ class Question:
         return followup_kind(self.text)
 
     @cached_property
+    def asked_noun(self) -> str:
+        """The noun a "which <noun>" or "how many <noun>" question asks for ("acid", "carats"), "" when none."""
+        return asked_noun(self.gate_text)
+
+    @cached_property
     def in_devanagari(self) -> bool:
         """Any Devanagari letter in the student's own words."""
         return has_devanagari(self.text)
@@ -251,6 +256,21 @@ def followup_kind(text: str) -> str:
     if all(w in _KIND_CUES[kind] or w in _KIND_FILLERS for w in words):
         return kind
     return ""
+
+
+# "which acid", "which kind of mirror", "what type of soil", "how many carats": the noun the answer is an instance of
+_ASKED_NOUN = re.compile(r"^(?:\S+\s+){0,4}?(?:which|what|how\s+many)\s+(?:(?:kind|type|sort|form)s?\s+of\s+)?"
+                         r"([a-z][a-z-]{2,})\b", re.I)
+_NOT_NOUNS = frozenset("is are was were do does did has have had can could will would should may might must the a an "
+                       "of in on at by for to from with about this that these those it its their there happens".split())
+
+
+def asked_noun(question: str) -> str:
+    """The noun a "which/what <noun>" or "how many <noun>" question asks for, lower-cased ("" when the word after the
+    question word is a verb or a function word: "what is ...", "which of ...")."""
+    m = _ASKED_NOUN.match(question.strip())
+    word = m.group(1).lower() if m else ""
+    return "" if word in _NOT_NOUNS else word
 
 
 def as_question(question: Question | str) -> Question:

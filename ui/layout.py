@@ -11,9 +11,10 @@ from typing import Any
 import streamlit as st
 
 from tutor.presentation import subject_label
-from tutor.store.chapters import class_sort_key, student_shelves
+from tutor.reasons import Reason
+from tutor.store.chapters import class_sort_key
 from tutor.store.shelf import ShelfKey
-from ui.resources import APP_PATH, KLASS, SUBJECT, tutor_or_stop
+from ui.resources import APP_PATH, KLASS, SUBJECT, student_shelves_or_known, tutor_or_stop
 
 
 def through_app() -> None:
@@ -53,7 +54,12 @@ def student_page(title: str, intro: str):
     through_app()
     page_header(title, intro)
     tutor = tutor_or_stop()
-    shelves = student_shelves(tutor.library)
+    shelves, unreachable = student_shelves_or_known(tutor.library)
+    if unreachable:
+        st.warning(f"{Reason.LIBRARY_UNREACHABLE.en.split(';')[0]}. You can still ask: your question is saved.",
+                   icon=":material/cloud_off:")
+        if not shelves:  # none listed since this process started: there is nothing to pick
+            st.stop()
     if not shelves:
         empty_library_note()
         st.stop()

@@ -5,6 +5,7 @@ Embedder, library, audit log, tutor, page renderer, secrets and the data folders
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,12 @@ import streamlit as st
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor, embedder_kind, make_embedder, open_audit
 from tutor.config import audit_db_path, data_dir, database_url, index_dir
-from tutor.errors import TutorError
+from tutor.errors import TutorError, is_database_unreachable
 from tutor.ingest.uploads import uploads_dir
+from tutor.policy import load_policy
 from tutor.retrieval.search import Library
 from tutor.store.backends import open_store
+from tutor.store.chapters import student_shelves
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
 from tutor.store.shelf import check_name
 
@@ -125,6 +128,49 @@ def library() -> Library:
 
 def audit_log() -> AuditLog:
     return get_audit(str(audit_db_path()), db_url())
+
+
+@st.cache_resource
+def _readiness(port: int, timeout_s: float, audit_path: str, url: str | None):
+    """The readiness probe's server (tutor/readiness.py), one per process and port; None when the port is taken (a
+    second app on this machine with the same TUTOR_READY_PORT: the first one's probe answers)."""
+    from tutor.readiness import database_check, serve
+
+    try:
+        return serve(port, database_check(url, timeout_s, get_audit(audit_path, url) if url else None))
+    except OSError as e:
+        logging.getLogger(__name__).warning("the readiness probe cannot listen on port %s: %s", port, e)
+        return None
+
+
+def start_readiness() -> None:
+    """Start the readiness probe once, when the policy names a port (`ready_port`, TUTOR_READY_PORT); app.py calls it
+    on every run, the server starts on the first."""
+    try:
+        policy = load_policy()
+    except TutorError:
+        return  # the pages say what is wrong with the policy
+    if policy.ready_port:
+        _readiness(policy.ready_port, policy.ready_timeout_s, str(audit_db_path()), db_url())
+
+
+@st.cache_resource
+def _known_shelves() -> dict[str, list]:
+    return {}  # library root -> the shelves last listed: shown while the database cannot be asked
+
+
+def student_shelves_or_known(lib: Library) -> tuple[list, bool]:
+    """The shelves a student can ask, and False; while the shared database is unreachable the ones listed last in
+    this process (so the chat box stays and a question gets the plain refusal, and is saved), and True."""
+    known = _known_shelves()
+    try:
+        shelves = student_shelves(lib)
+    except Exception as e:
+        if not is_database_unreachable(e):
+            raise
+        return list(known.get(str(lib.root), [])), True
+    known[str(lib.root)] = list(shelves)
+    return shelves, False
 
 
 def tutor_or_stop():

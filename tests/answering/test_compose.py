@@ -3,6 +3,8 @@ into a sentence cut off), the answering sentence first and the rest in the book'
 as they appear, and the direct answer only when the reader is sure of it and it is of the kind asked for."""
 from __future__ import annotations
 
+import pytest
+
 from tutor.answering.compose import in_reading_order, quotable, renumbered
 from tutor.answering.extractive import Draft, ExtractiveAnswerer
 from tutor.safety.answerability import Finding, direct_answer
@@ -65,11 +67,29 @@ def test_the_direct_answer_is_the_most_probable_span_of_the_kind_asked_for_above
     # "how many" wants a number: the more probable span without one is passed over
     lead = "There are 118 elements known today, and chemists group them in a table."
     found = _found([("chemists", 0.6), ("118", 0.5)], lead)
-    assert direct_answer("How many elements are known today?", found, lead, p) == ("118", 0.5)
+    assert direct_answer("How many elements are known today?", found, lead, p) == ("118 elements", 0.5)
     # "who" wants a name: the span may be the name alone
     lead = "The law was stated by Georg Simon Ohm in 1827."
     found = _found([("in 1827", 0.5), ("Georg Simon Ohm", 0.4)], lead)
     assert direct_answer("Who stated the law?", found, lead, p) == ("Georg Simon Ohm", 0.4)
+
+
+@pytest.mark.parametrize("question, span, lead, shown", [
+    ("Which acid do nettle leaves inject?", "methanoic", "Nettle leaves inject methanoic acid into the skin.",
+     "methanoic acid"),
+    ("How many carats is pure gold?", "24", "Pure gold is said to be 24 carat.", "24 carat"),
+    ("Which kind of mirror is used as a rear-view mirror?", "convex", "A convex mirror gives a wider view.",
+     "convex mirror"),
+    # the noun is in the span already, or the sentence goes on with another word: the span as it is
+    ("Which lens corrects myopia?", "concave lens", "A concave lens corrects myopia.", "concave lens"),
+    ("Which metal is liquid?", "Mercury", "Mercury is the only metal that is liquid.", "Mercury"),
+    # no noun asked for
+    ("What is the SI unit of current?", "ampere", "The SI unit of current is ampere units.", "ampere"),
+])
+def test_the_direct_answer_takes_the_noun_the_question_asks_for_when_the_book_puts_it_next(question, span, lead,
+                                                                                          shown):
+    p = policy(min_direct_answer_probability=0.3)
+    assert direct_answer(question, _found([(span, 0.7)], lead), lead, p) == (shown, 0.7)
 
 
 def test_a_sentence_from_elsewhere_that_covers_less_of_the_question_is_not_added():

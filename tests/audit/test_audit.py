@@ -224,6 +224,23 @@ def test_a_damaged_database_spools_the_question_and_says_why(tmp_path):
     assert json.loads(spool.read_text())["question"] == "second"
 
 
+def test_a_replay_cut_off_before_the_spool_is_removed_writes_no_question_twice(open_log, monkeypatch):
+    log = open_log()
+    log.log(answered("before"))
+
+    def away():
+        raise log._ERRORS[0]("the database is away")  # what its driver raises when it cannot be reached
+
+    monkeypatch.setattr(log, "_con", away)
+    assert log.log(answered("while away")) is None and log.spooled() == 1
+    monkeypatch.undo()
+    monkeypatch.setattr(log, "_spool_done", lambda: None)  # the app dies after the replay's commit, before the removal
+    assert log.log(answered("back")) is not None and log.spooled() == 1
+    monkeypatch.undo()
+    log.replay()  # the same spool read again, as after a restart: its line's id is taken, so it is skipped
+    assert [r["question"] for r in log.rows()] == ["back", "while away", "before"] and log.spooled() == 0
+
+
 def test_opening_a_damaged_database_does_not_raise(tmp_path):
     db = tmp_path / "audit.sqlite3"
     damage(db)

@@ -132,6 +132,10 @@ def test_a_question_file_that_names_each_questions_half_is_split_that_way(tmp_pa
     qs = load_questions(path)
     assert [q.id for q in split_questions(qs, "heldout")] == ["sa-1", "sa-3", "sa-5"]
     assert [q.id for q in split_questions(qs, "tuning")] == ["sa-0", "sa-2", "sa-4"]
+    # a test file nobody tunes on (split "test") is held out whole, never part of what calibration reads
+    path.write_text("\n".join(__import__("json").dumps({**d, "split": "test"}) for d in lines))
+    assert len(split_questions(load_questions(path), "heldout")) == 6
+    assert split_questions(load_questions(path), "tuning") == []
 
 
 def test_refusal_of_an_answerable_question():

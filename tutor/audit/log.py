@@ -3,8 +3,9 @@
 Owns the schema and the reads the teachers' page needs; a migration is only ever appended, never edited. Logging
 never blocks an answer: a row the database cannot take (damaged, locked, moved away, disk full) goes to a spool
 file beside it (`<db>.spool.jsonl`), and when that cannot be written either (the spool sits on the same full disk)
-it waits in memory; both are replayed in order as soon as the database takes writes again. The failure is kept for
-the maintainers' page (`health`), which can also set a damaged database aside (`set_aside`).
+it waits in memory; both are replayed in order as soon as the database takes writes again, each spooled line once
+(its `spool_id`, unique in the table). The failure is kept for the maintainers' page (`health`), which can also set a
+damaged database aside (`set_aside`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,8 +50,8 @@ class AuditLog:
     """Append-only log of questions; safe to share between the threads of one Streamlit server.
 
     The SQLite dialect; tutor/audit/pg_log.py's PgAuditLog overrides the few methods that speak to the database
-    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `_lock_for_update`, `set_aside`) and keeps
-    everything else."""
+    (`_con`, `_prepare`, `_migrate`, `schema_version`, `_insert`, `_storable`, `_lock_for_update`, `set_aside`) and
+    keeps everything else."""
 
     _P = "?"  # the driver's placeholder
     _FLOOR = "CAST({} AS INTEGER)"  # a non-negative number rounded down, in SQL (SQLite's cast truncates)
@@ -108,6 +110,20 @@ class AuditLog:
 
     def _insert(self, con, row: tuple) -> int:
         return int(con.execute(_INSERT, row).lastrowid)
+
+    @staticmethod
+    def _storable(row: tuple) -> tuple:
+        """The row as this database can store it (Postgres drops NULs)."""
+        return row
+
+    def _insert_spooled(self, con, row: tuple, spool_id: str | None) -> None:
+        """A spooled row, at most once by its spool_id (a spool written before ids were given has none)."""
+        if not spool_id:
+            self._insert(con, row)
+            return
+        marks = ", ".join([self._P] * (len(COLUMNS) + 1))
+        con.execute(f"INSERT INTO questions ({', '.join(COLUMNS)}, spool_id) VALUES ({marks}) "
+                    "ON CONFLICT (spool_id) DO NOTHING", (*self._storable(row), spool_id))
 
     def _lock_for_update(self, con, key: str) -> None:
         """Hold other writers off until this unit of work commits (a read-modify-write of one throttle row)."""
@@ -209,8 +225,11 @@ class AuditLog:
                 self.dropped += 1
 
     def _write_spool(self, rows: list[tuple]) -> None:
+        # each line with an id of its own: the replay writes it at most once (_insert_spooled)
+        lines = (json.dumps({**dict(zip(COLUMNS, r)), "spool_id": uuid.uuid4().hex}, ensure_ascii=False) + "\n"
+                 for r in rows)
         with open(self.spool_path, "a", encoding="utf-8") as fh:
-            fh.write("".join(json.dumps(dict(zip(COLUMNS, r)), ensure_ascii=False) + "\n" for r in rows))
+            fh.write("".join(lines))
             fh.flush()
             os.fsync(fh.fileno())
 
@@ -225,14 +244,14 @@ class AuditLog:
                         d = json.loads(line)
                     except ValueError:  # a line cut short by a crash (or a full disk) while spooling
                         continue
-                    self._insert(con, tuple(d.get(c) for c in COLUMNS))
+                    self._insert_spooled(con, tuple(d.get(c) for c in COLUMNS), d.get("spool_id"))
                     n += 1
         for row in self._memory:
             self._insert(con, row)
         return n + len(self._memory)
 
     def _spool_done(self) -> None:
-        # after the commit; a crash between the two would replay those rows once more (duplicates, never losses)
+        # after the commit; a crash between the two replays those rows once more, and their spool_ids skip them
         with contextlib.suppress(FileNotFoundError):
             self.spool_path.unlink()
         self._memory.clear()

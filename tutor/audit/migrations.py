@@ -63,4 +63,10 @@ MIGRATIONS: list[str] = [
     CREATE INDEX questions_ts_decision ON questions(ts, decision);
     CREATE INDEX questions_reason ON questions(reason);
     """,
+    # 7: each spooled question's id (tutor/audit/log.py), so a replay writes it once: one cut off between its commit
+    # and the spool's removal, or two processes replaying one spool file, find it taken and skip it
+    """
+    ALTER TABLE questions ADD COLUMN spool_id TEXT;
+    CREATE UNIQUE INDEX questions_spool_id ON questions(spool_id);
+    """,
 ]

@@ -14,6 +14,7 @@ from psycopg.rows import dict_row
 
 from tutor.audit.log import COLUMNS, AuditLog, AuditUnavailable
 from tutor.audit.log import MIGRATIONS as SQLITE_MIGRATIONS
+from tutor.store.pg_pool import borrow, redact
 
 # The SQLite migrations in Postgres words, one for one (a test checks the counts match): a migration is only ever
 # appended to both lists. DOUBLE PRECISION where SQLite says REAL: Postgres's REAL is 4 bytes and would round a
@@ -79,6 +80,12 @@ MIGRATIONS: list[str] = [
     CREATE INDEX questions_ts_decision ON questions(ts, decision);
     CREATE INDEX questions_reason ON questions(reason);
     """,
+    # 7: each spooled question's id (tutor/audit/log.py), so a replay writes it once: one cut off between its commit
+    # and the spool's removal, or two processes replaying one spool file, find it taken and skip it
+    """
+    ALTER TABLE questions ADD COLUMN spool_id TEXT;
+    CREATE UNIQUE INDEX questions_spool_id ON questions(spool_id);
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 
@@ -86,17 +93,6 @@ _MIGRATION_LOCK = 0x7475746F72  # "tutor": app processes starting together migra
 _THROTTLE_LOCK = 0x7468  # with a key's hash: two processes recording a wrong password for one key take turns
 _INSERT = (f"INSERT INTO questions ({', '.join(COLUMNS)}) VALUES ({', '.join(['%s'] * len(COLUMNS))}) "
            "RETURNING id")
-
-
-def redact(url: str) -> str:
-    """A database URL without its password, for messages and the maintainers' page."""
-    try:
-        info = psycopg.conninfo.conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "(an unreadable database URL)"
-    host = info.get("host") or "localhost"
-    return f"postgresql://{info.get('user', '')}@{host}{':' + str(info['port']) if info.get('port') else ''}" \
-           f"/{info.get('dbname', '')}"
 
 
 class PgAuditLog(AuditLog):
@@ -107,16 +103,17 @@ class PgAuditLog(AuditLog):
     _ERRORS = (psycopg.Error,)
     can_set_aside = False
 
-    def __init__(self, url: str, spool_path: str | Path, *, connect_timeout_s: int = 5):
+    def __init__(self, url: str, spool_path: str | Path):
         self.url = url
         self.path = redact(url)  # what the maintainers' page names; never the password
-        self._timeout = connect_timeout_s
         self._open(Path(spool_path))
 
     @contextlib.contextmanager
     def _con(self):
-        """A connection for one unit of work, committed on success and always closed."""
-        with psycopg.connect(self.url, row_factory=dict_row, connect_timeout=self._timeout) as con:
+        """A connection for one unit of work from the process's pool (tutor/store/pg_pool.py: its sizes, timeouts and
+        keepalives are the policy's), committed on success and always handed back."""
+        with borrow(self.url) as con:
+            con.row_factory = dict_row  # borrow() gives it back with plain tuples to the next borrower
             yield con
 
     def _prepare(self) -> None:
@@ -148,9 +145,12 @@ class PgAuditLog(AuditLog):
             return self._version(con)
 
     def _insert(self, con, row: tuple) -> int:
+        return int(con.execute(_INSERT, self._storable(row)).fetchone()["id"])
+
+    @staticmethod
+    def _storable(row: tuple) -> tuple:
         # Postgres text cannot hold NUL; SQLite can. Dropped here, or the row would stay in the spool for ever.
-        row = tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
-        return int(con.execute(_INSERT, row).fetchone()["id"])
+        return tuple(v.replace("\x00", "") if isinstance(v, str) else v for v in row)
 
     def _lock_for_update(self, con, key: str) -> None:
         con.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_THROTTLE_LOCK, key))

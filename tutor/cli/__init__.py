@@ -1,8 +1,8 @@
 """The command line: `python -m tutor ingest|search|ask|eval|followups|calibrate|recall|hand-check|bench|bench-reader|
-bench-concurrency|bench-load|bench-pgvector|llm-model|train-reader ...`. Each sub-command is a thin wrapper over the
-package's Python API; the output is for people, `--json` for tools. Options several commands share are written once,
+bench-concurrency|bench-load|bench-pgvector|llm-model|train-reader|ready ...`. Each sub-command is a thin wrapper over
+the package's Python API; the output is for people, `--json` for tools. Options several commands share are written once,
 in options.py; the commands live by group in library.py, ask.py, evaluation.py, load.py (bench-load, bench-pgvector),
-reader.py and models.py.
+reader.py, models.py and ready.py (the readiness probe).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tutor.cli import ask, evaluation, library, load, models, reader
+from tutor.cli import ask, evaluation, library, load, models, reader, ready
 from tutor.config import index_dir
 
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.register(sub)  # train-reader
     evaluation.register_bench(sub)
     load.register(sub)  # bench-load
+    ready.register(sub)  # ready
     return ap
 
 

@@ -51,7 +51,8 @@ def split_questions(questions: list[Question], split: str, training_json: str | 
     Held out by article and by chapter, as the reader's training was (tutor/reader/examples.py): a SQuAD question
     of a held-out article (its gold file, or for an unanswerable one its article in the SQuAD training JSON), an
     NCERT question whose gold chapter is held out; a question with neither (off-topic, general knowledge) by the
-    SHA-1 of its id, one in four. A question whose file names its half (`split`) is in that half."""
+    SHA-1 of its id, one in four. A question whose file names its half (`split`) is in that half ("test" is held
+    out)."""
     import hashlib
 
     from tutor.reader.examples import heldout_articles, heldout_chapter
@@ -66,8 +67,8 @@ def split_questions(questions: list[Question], split: str, training_json: str | 
         titles = {qa["id"]: a["title"].lower() for a in data for p in a["paragraphs"] for qa in p["qas"]}
 
     def is_held(q: Question) -> bool:
-        if q.split is not None:
-            return q.split == "heldout"
+        if q.split is not None:  # "test": a file nobody tunes on (short-answers-fresh.jsonl) is held out whole
+            return q.split in ("heldout", "test")
         if q.gold_file:
             stem = Path(q.gold_file).stem.lower()
             return stem in held if q.library == "squad2" else heldout_chapter(stem)

@@ -6,6 +6,7 @@ calls them after the gate passed and before any answer is written.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -176,7 +177,7 @@ def span_finding(span_reader: ReaderModel | None, question: Question | str, deci
     q = as_question(question)
     if span_reader is None or not policy.span_reader or not decision.passed or not q.asks_fact:
         return found
-    wins = windows(decision.candidates, policy.reader_windows)
+    wins = windows(decision.candidates, policy.span_reader_windows or policy.reader_windows)
     return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins) or found
 
 
@@ -186,11 +187,29 @@ def direct_answer(question: Question | str, found: Finding, lead: str, policy: P
     date for "when", a name for "who": Question.span_type),
     shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
     no span is of that kind."""
-    needs = as_question(question).span_type
+    q = as_question(question)
+    needs = q.span_type
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):
-            return (text.strip(" ,;:"), p) if p >= policy.min_direct_answer_probability else ("", p)
+            shown = with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun)
+            return (shown, p) if p >= policy.min_direct_answer_probability else ("", p)
     return "", None
+
+
+def _stem(word: str) -> str:
+    return word.lower().removesuffix("es") if word.lower().endswith(("ses", "xes", "ches", "shes")) \
+        else word.lower().removesuffix("s")
+
+
+def with_asked_noun(span: str, lead: str, noun: str) -> str:
+    """The span with the noun the question asks for when the book's sentence puts it right after the span: "which
+    acid" -> "methanoic acid" (not "methanoic"), "how many carats" -> "24 carat" (not "24"). The span as it is when
+    the noun is already in it, or the sentence goes on otherwise."""
+    if not noun or not span or _stem(noun) in {_stem(w) for w in re.findall(r"[A-Za-z-]+", span)}:
+        return span
+    at = lead.find(span)
+    after = re.match(r"\s+([A-Za-z][A-Za-z-]*)\b", lead[at + len(span):]) if at >= 0 else None
+    return f"{span} {after.group(1)}" if after and _stem(after.group(1)) == _stem(noun) else span
 
 
 def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: Question | str = "",

@@ -40,6 +40,7 @@ from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
 from tutor.store.faiss_index import build_index, policy_approximate_above
+from tutor.store.pg_pool import borrow, connect
 from tutor.store.pg_uploads import PgUploads
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
@@ -153,15 +154,23 @@ class PgShelfStore:
         return self._open(autocommit)
 
     def _open(self, autocommit: bool = False) -> psycopg.Connection:
-        con = psycopg.connect(self.url, autocommit=autocommit)
-        if self.namespace:
-            # the namespace first, then the database's own path (where the vector extension's type lives); kept for
-            # the session (is_local false), committed so a later rollback cannot undo it
-            con.execute("SELECT set_config('search_path', %s || ', ' || current_setting('search_path'), false)",
-                        (f'"{self.namespace}"',))
-            if not autocommit:
-                con.commit()
-        register_vector(con)
+        # a unit of work's from the process's pool (tutor/store/pg_pool.py: its `with` block or close() hands it back);
+        # an autocommit one (the long-held reader, a session lock) of its own, with the pool's settings
+        con = connect(self.url) if autocommit else borrow(self.url)
+        try:
+            if self.namespace:
+                # the namespace first, then the database's own path (where the vector extension's type lives); kept
+                # for the session (is_local false: the pool's reset forgets it), committed so a rollback cannot undo it
+                con.execute("SELECT set_config('search_path', %s || ', ' || current_setting('search_path'), false)",
+                            (f'"{self.namespace}"',))
+                if not autocommit:
+                    con.commit()
+            if not getattr(con, "vector_ready", False):  # once per pooled connection: it looks the type up
+                register_vector(con)
+                con.vector_ready = True
+        except BaseException:
+            con.close()
+            raise
         return con
 
     def _migrate(self) -> None:
