@@ -44,3 +44,14 @@ def _session_vector_cache(tmp_path_factory) -> Iterator[None]:
     patch.setenv("TUTOR_VECTOR_CACHE", str(tmp_path_factory.mktemp("vectors") / "vector-cache.sqlite3"))
     yield
     patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def _no_released_sentences() -> Iterator[None]:
+    """Each test starts and ends with no released sentence (tutor.safety.vocabulary's set is process-wide: a release
+    made in one test must not let a sentence through in the next)."""
+    from tutor.safety.vocabulary import set_released
+
+    set_released(())
+    yield
+    set_released(())

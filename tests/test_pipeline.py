@@ -854,3 +854,30 @@ def test_a_held_back_sentence_is_not_evidence_for_the_questions_around_it():
     cands = rank_sentences(q, hits((c, 0.8)), weights)
     assert cands and all("volcanoes" not in x.text for x in cands)
     assert cands[0].text.startswith("Precipitation is caused")
+
+
+def test_a_released_web_address_sentence_is_quoted_and_before_its_release_it_is_not(tmp_path, audit):
+    """Issue 35: a maintainer releases a sentence held back only for its address; from then on it is evidence and is
+    quoted like any other (in this process at once; another Tutor on the same audit database when it starts)."""
+    from tutor.audit import releases
+
+    cited = "The power of a lens is measured in dioptres, as the website www.ncert.nic.in explains."
+    shelf = [chunk("light:0000", "Lenses are used in spectacles. " + cited, section="10.2 Lenses", page=5)] + LIGHT[2:3]
+    write_shelf(tmp_path / "index", shelf, subject="science")
+    t = Tutor(Library(tmp_path / "index", embedder=EMB), policy(), audit=audit)
+    before = t.ask(LENS_Q, "10", "science")
+    assert "dioptres" not in before.answer and "ncert.nic.in" not in before.answer
+    assert before.was_refusal
+
+    releases.release(audit, cited, "10", "science", "light.pdf", 5, "Asha")
+    t.releases.refresh()  # what the Maintainers page does after a release
+    after = t.ask(LENS_Q, "10", "science")
+    assert not after.was_refusal and cited in after.answer
+    assert any(cited in s.text for s in after.cited_sources)
+    fresh = Tutor(Library(tmp_path / "index", embedder=EMB), policy(), audit=audit)  # another replica, starting
+    assert cited in fresh.ask(LENS_Q, "10", "science").answer
+
+    releases.withdraw(audit, cited, "Ravi")
+    t.releases.refresh()
+    again = t.ask(LENS_Q, "10", "science")
+    assert again.was_refusal and "ncert.nic.in" not in again.answer

@@ -1,6 +1,6 @@
 """The question path: retrieval -> gate -> answerer -> answer checks -> audit, as one `Tutor.ask` call. Owns the
 order of the stages and their timings; every decision is made by the pure stage modules. Every question is logged,
-also when a stage raises: the failure itself is the logged outcome."""
+also when a stage raises: the failure itself is the logged outcome. Long because one question's path reads whole."""
 from __future__ import annotations
 
 import time
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from tutor import reasons
 from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit.log import AuditLog
+from tutor.audit.releases import ReleaseSync
 from tutor.budget import StageTimer
 from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound, is_database_unreachable
 from tutor.kind_followups import KindFollowups
@@ -82,6 +83,7 @@ class Tutor(KindFollowups):
         self.span_reader = None if self.answerer.uses_llm else span_reader  # the bold answer's; an LLM writes its own
         self.cross_judge = cross_judge  # decides Hindi questions about English chapters (tutor/safety/crosslingual.py)
         self.clock = clock  # the time budget's clock (a test passes a fake one)
+        self.releases = ReleaseSync.started(audit, policy.release_refresh_s)  # released sentences, read now and then
 
     # ------------------------------------------------------------------ helpers
     def _refusal(self, question: str, klass: str, subject: str, mode: str, reason: Reason, timer: StageTimer, *,
@@ -120,6 +122,7 @@ class Tutor(KindFollowups):
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
         p = self.policy
+        self.releases.maybe_refresh()  # a clock reading; the database every release_refresh_s (tutor/audit/releases.py)
         timer = StageTimer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
         # read once (tutor/question.py): valid Unicode (nothing after this, tokenizers or SQLite, sees a lone

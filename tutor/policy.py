@@ -227,6 +227,9 @@ class Policy:
     ready_port: int = _f(0, "port of the readiness probe (GET /ready: 200 while the database answers, 503 when it "
                             "does not) that app.py starts once per process; 0: none (TUTOR_READY_PORT)", 0, 65535)
     ready_timeout_s: float = _f(2.0, "seconds the readiness probe gives the database to answer SELECT 1", 0.1, 60)
+    release_refresh_s: float = _f(30.0, "seconds between two reads of the released sentences from the audit database "
+                                        "(tutor/audit/releases.py): how soon a release or withdrawal made by another "
+                                        "app process reaches this one", 1, 86_400)
     # per embedding model: its cosine scores sit in its own range, so score thresholds are calibrated per model
     models: dict = field(default_factory=dict, hash=False, metadata={
         "desc": "per embedding model (as a shelf's manifest names it), the settings that differ for shelves built "

@@ -69,4 +69,24 @@ MIGRATIONS: list[str] = [
     ALTER TABLE questions ADD COLUMN spool_id TEXT;
     CREATE UNIQUE INDEX questions_spool_id ON questions(spool_id);
     """,
+    # 8: sentences held back at ingest that a maintainer released (tutor/audit/releases.py): who, when, where, and
+    # for what; a withdrawal fills withdrawn_by/withdrawn_at (a row is never deleted), a new release adds a row
+    """
+    CREATE TABLE sentence_releases (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        digest TEXT NOT NULL,
+        sentence TEXT NOT NULL,
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        file TEXT NOT NULL,
+        page INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        released_by TEXT NOT NULL,
+        released_at REAL NOT NULL,
+        withdrawn_by TEXT,
+        withdrawn_at REAL
+    );
+    CREATE UNIQUE INDEX sentence_releases_active
+        ON sentence_releases(digest, class, subject, file, page) WHERE withdrawn_at IS NULL;
+    """,
 ]

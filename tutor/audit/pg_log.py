@@ -86,6 +86,25 @@ MIGRATIONS: list[str] = [
     ALTER TABLE questions ADD COLUMN spool_id TEXT;
     CREATE UNIQUE INDEX questions_spool_id ON questions(spool_id);
     """,
+    # 8: sentences held back at ingest that a maintainer released (tutor/audit/releases.py)
+    """
+    CREATE TABLE sentence_releases (
+        id BIGSERIAL PRIMARY KEY,
+        digest TEXT NOT NULL,
+        sentence TEXT NOT NULL,
+        class TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        file TEXT NOT NULL,
+        page INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        released_by TEXT NOT NULL,
+        released_at DOUBLE PRECISION NOT NULL,
+        withdrawn_by TEXT,
+        withdrawn_at DOUBLE PRECISION
+    );
+    CREATE UNIQUE INDEX sentence_releases_active
+        ON sentence_releases(digest, class, subject, file, page) WHERE withdrawn_at IS NULL;
+    """,
 ]
 assert len(MIGRATIONS) == len(SQLITE_MIGRATIONS), "the two dialects' migrations must be numbered alike"
 

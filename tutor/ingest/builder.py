@@ -25,7 +25,7 @@ from tutor.ingest.chunking import ChapterInfo, chunk_pages, detect_chapter, mark
 from tutor.ingest.hindi_pdf import fix_hindi_pages
 from tutor.ingest.pdftext import ExtractedPdf, extract_pdf
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
-from tutor.safety.vocabulary import is_instruction_like
+from tutor.safety.vocabulary import held_back_reason
 from tutor.store.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
 from tutor.text.language import HINDI, detect_language
 from tutor.text.terms import has_devanagari
@@ -386,13 +386,14 @@ def _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, wo
 
 def planted(chunks: list[Chunk]) -> list[tuple[int, str]]:
     """Sentences of a chapter addressed to the tutor or the system, or asking for passwords (tutor.answering.prompts),
-    with their pages, once each: the answerer never quotes them, and the maintainers see them at ingest."""
+    with their pages, once each: the answerer never quotes them, and the maintainers see them at ingest. Released
+    sentences are listed too (by the pure `held_back_reason`), so a maintainer can see and withdraw a release."""
 
     seen: dict[tuple[int, str], None] = {}
     for c in chunks:
         for text, page in c.sentence_texts():
             t = " ".join(text.split())
-            if t and is_instruction_like(t):
+            if t and held_back_reason(t) is not None:
                 seen.setdefault((page, t), None)
     return list(seen)
 

@@ -5,11 +5,23 @@ only), so that the prompts, the answer checks, the gate, the failsafe and ingest
 one another. `held_back_reason` says why a sentence is never quoted (nor counted as evidence): orders to the tutor,
 any web or e-mail address, a request for credentials or personal details, a sentence that tells the reader how to
 answer anyone who asks, in English or Hindi.
+
+A maintainer who checked a held-back sentence may RELEASE it (tutor/audit/releases.py keeps who, when and where, in
+the audit database every replica reads): `is_instruction_like` then lets that one sentence through, by a lookup in a
+process-wide set of released sentences' digests (`set_released`), while `held_back_reason` stays a pure, cached
+function of the text (ingest still lists the sentence, so it can be withdrawn). Only RELEASABLE kinds can be released:
+a web or e-mail address is the one kind real books trip (22 NCERT sentences cite a government site), and an address
+a maintainer has looked at is harmless to quote. Orders to the tutor, requests for credentials, sentences that tell
+the reader how to answer others, and the Hindi kind (its patterns are those same orders and credential requests,
+in Devanagari) are never released: such a sentence never belongs in an answer, a false hold-back of one costs a
+sentence of evidence, and a release of a true one hands a planted order or a phishing line to every student.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
+from collections.abc import Iterable
 
 from tutor.text.normalize import drop_format_chars
 
@@ -132,7 +144,9 @@ HINDI_PATTERNS = (
     r"(?:हर|सभी|किसी\s+भी)\s+(?:" + _D + r"+\s+){0,3}?प्रश्न" + _D + r"*\s+(?:का|के)\s+(?:सही\s+)?(?:उत्तर|जवाब)",
 )
 
-HELD_BACK = {  # reason code: the words the maintainers read, most specific first
+# reason code: the words the maintainers read, most specific first; web_address stays LAST: a sentence is released
+# only when it is held back for nothing but its address (RELEASABLE), i.e. when no pattern above it matched
+HELD_BACK = {
     "instruction": (_INSTRUCTION, "gives orders to the tutor"),
     "credentials": (re.compile("|".join(f"(?:{p})" for p in CREDENTIAL_PATTERNS), re.I),
                     "asks for credentials or personal details"),
@@ -164,5 +178,43 @@ def held_back_label(text: str) -> str:
 def is_instruction_like(text: str) -> bool:
     """Whether the text is held back (`held_back_reason`): it addresses a language model, the tutor or the system
     (an injected instruction), tells the reader how to answer others, asks for credentials or personal details, or
-    carries a web or e-mail address: text that is never quoted to a student and never counts as evidence."""
-    return held_back_reason(text) is not None
+    carries a web or e-mail address: text that is never quoted to a student and never counts as evidence. A
+    sentence a maintainer released (`is_released`) is not: it is quoted and counts as evidence like any other."""
+    code = held_back_reason(text)
+    return code is not None and not (code in RELEASABLE and _released and release_digest(text) in _released)
+
+
+# ---------------------------------------------------------------- released sentences
+RELEASABLE = frozenset({"web_address"})  # the held-back kinds a maintainer may release (why: the module docstring)
+# what is released now, replaced whole (never changed in place) by set_released, so a reader on another thread sees
+# the old set or the new one; filled from the audit database (tutor.audit.releases.ReleaseSync)
+_released: frozenset[str] = frozenset()
+
+
+def release_digest(text: str) -> str:
+    """The key a release is kept under: the sha256 of the sentence as the checks read it (`fold`: format characters
+    out, NFKC, look-alikes folded, whitespace runs as one space), so the sentence as ingest split it and as the
+    maintainer copied it give one key."""
+    return hashlib.sha256(fold(text).encode("utf-8")).hexdigest()
+
+
+def releasable(text: str) -> bool:
+    """Whether a maintainer may release this sentence: it is held back, and only for a RELEASABLE kind (a sentence
+    with an address AND an order is held back for the order, and stays held back)."""
+    return held_back_reason(text) in RELEASABLE
+
+
+def set_released(digests: Iterable[str]) -> None:
+    """Make these (`release_digest`s) the released sentences of this process, replacing the set before."""
+    global _released
+    _released = frozenset(digests)
+
+
+def released_digests() -> frozenset[str]:
+    """The released sentences' digests this process uses now."""
+    return _released
+
+
+def is_released(text: str) -> bool:
+    """Whether a held-back sentence is quoted anyway, because a maintainer released it."""
+    return bool(_released) and releasable(text) and release_digest(text) in _released
