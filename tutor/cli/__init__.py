@@ -1,8 +1,8 @@
-"""The command line: `python -m tutor ingest|search|ask|eval|followups|calibrate|recall|hand-check|bench|bench-reader|
-bench-concurrency|bench-load|bench-pgvector|llm-model|train-reader|ready ...`. Each sub-command is a thin wrapper over
-the package's Python API; the output is for people, `--json` for tools. Options several commands share are written once,
-in options.py; the commands live by group in library.py, ask.py, evaluation.py, load.py (bench-load, bench-pgvector),
-reader.py, models.py and ready.py (the readiness probe).
+"""The command line: `python -m tutor ingest|search|release|releases|ask|eval|followups|calibrate|recall|hand-check|
+bench|bench-reader|bench-concurrency|bench-load|bench-pgvector|llm-model|train-reader|ready ...`. Each sub-command is a
+thin wrapper over the package's Python API; the output is for people, `--json` for tools. Options several commands
+share are written once, in options.py; the commands live by group in library.py, releases.py (release, releases),
+ask.py, evaluation.py, load.py (bench-load, bench-pgvector), reader.py, models.py and ready.py (the readiness probe).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tutor.cli import ask, evaluation, library, load, models, reader, ready
+from tutor.cli import ask, evaluation, library, load, models, reader, ready, releases
 from tutor.config import index_dir
 
 
@@ -20,6 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="where shelves live (default: data/index or $TUTOR_INDEX_DIR)")
     sub = ap.add_subparsers(dest="cmd", required=True)
     library.register(sub)  # ingest, search
+    releases.register(sub)  # release, releases
     ask.register(sub)
     evaluation.register(sub)  # eval, followups, calibrate, recall, hand-check, bench-reader, bench-concurrency
     models.register(sub)  # llm-model
