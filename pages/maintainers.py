@@ -16,6 +16,7 @@ from tutor.ingest import uploads
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME
 from tutor.store import chapters as chapter_text
 from ui import auth, layout, render, resources
+from ui import releases as release_ui
 
 layout.through_app()
 layout.page_header("Maintainers", "Add textbook chapters, check what each shelf holds, and remove or rebuild chapters.")
@@ -127,10 +128,30 @@ def show_results(results: list[uploads.UploadResult]) -> None:
         show_flagged(r.file, r.flagged)
 
 
-def show_flagged(file: str, flagged) -> None:
-    """Planted sentences found in a chapter: never quoted to students, shown here so a maintainer can check the PDF."""
+def show_flagged(file: str, flagged, released=()) -> None:
+    """Planted sentences found in a chapter: never quoted to students (unless released), shown here so a maintainer
+    can check the PDF."""
     if flagged:
-        st.warning(pres.flagged_message(file, flagged), icon=":material/gpp_maybe:")
+        st.warning(pres.flagged_message(file, flagged, released), icon=":material/gpp_maybe:")
+
+
+def show_releasable(key, chapters) -> None:
+    """Each chapter's held-back sentences with a Release (or Withdraw) button, under the maintainer's name."""
+    held = [c for c in chapters if c.flagged]
+    audit = resources.audit_log()
+    standing = release_ui.standing(audit) if held else {}
+    for c in chapters:
+        show_flagged(c.file, [(f["page"], f["sentence"]) for f in c.flagged], set(standing or ()))
+    if not held or standing is None:
+        return
+    with st.expander(f"Release held-back sentences ({sum(len(c.flagged) for c in held)})", icon=":material/lock_open:"):
+        st.caption("Only a sentence held back for a web or e-mail address can be released, once you have checked it; "
+                   "the tutor then quotes it and counts it as evidence. Orders to the tutor and requests for personal "
+                   "details are never released.")
+        name = release_ui.name_field()
+        for c in held:
+            st.markdown(f"**{pres.md(c.file)}**")
+            release_ui.controls(audit, key, c.file, [(f["page"], f["sentence"]) for f in c.flagged], standing, name)
 
 
 # what a new shelf is embedded with; an existing shelf always keeps the model that built it
@@ -240,8 +261,7 @@ with tab_shelves:
         "Passages": c.chunks, "Added": c.ingested_at[:16].replace("T", " "),
         "PDF kept": "yes" if c.file in kept else "no", "Flagged sentences": len(c.flagged),
     } for c in chapters]), hide_index=True, width="stretch")
-    for c in chapters:
-        show_flagged(c.file, [(f["page"], f["sentence"]) for f in c.flagged])
+    show_releasable(key, chapters)
 
     left, right = st.columns(2, gap="large")
     with left, st.container(border=True):

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from tutor.answering.prompts import withhold_planted
-from tutor.safety.vocabulary import held_back_label
+from tutor.safety.vocabulary import held_back_label, release_digest
 from tutor.text.language import passage_language
 from tutor.types import AnswerSentence, Source, TutorAnswer
 
@@ -208,14 +209,22 @@ def upload_message(r: UploadResult) -> tuple[str, str]:
     return "error", f"**{name}** {md(r.cause)}. It was not added; the shelf is unchanged."
 
 
-def flagged_message(file: str, flagged: list[tuple[int, str]] | tuple[tuple[int, str], ...]) -> str:
-    """Planted sentences found in a chapter (never quoted to students), listed for a maintainer; "" when none."""
+def flagged_message(file: str, flagged: list[tuple[int, str]] | tuple[tuple[int, str], ...],
+                    released: Collection[str] = ()) -> str:
+    """Planted sentences found in a chapter (never quoted to students), listed for a maintainer; "" when none. Those
+    whose digest (tutor.safety.vocabulary.release_digest) is in `released` are marked as released by a maintainer."""
     if not flagged:
         return ""
-    lines = "\n".join(f"- page {p} ({held_back_label(t) or 'held back'}): {md(t)}" for p, t in flagged)
+    lines = "\n".join(f"- page {p} ({held_back_label(t) or 'held back'}){_released_mark(t, released)}: {md(t)}"
+                      for p, t in flagged)
     return (f"**{md(file)}** has {len(flagged)} sentence(s) held back: they give orders to the tutor, tell the reader "
             f"how to answer others, ask for credentials or personal details, or carry a web address. They are never "
-            f"quoted to students and never count as evidence; check where this PDF came from.\n{lines}")
+            f"quoted to students and never count as evidence, unless a maintainer released one (only a web address "
+            f"can be); check where this PDF came from.\n{lines}")
+
+
+def _released_mark(sentence: str, released: Collection[str]) -> str:
+    return " **released: quoted to students**" if released and release_digest(sentence) in released else ""
 
 
 BOOK_IN_ENGLISH_HI = "आपकी पाठ्यपुस्तक अंग्रेज़ी में है, इसलिए उत्तर उसी के शब्दों में, अंग्रेज़ी में दिया गया है।"
