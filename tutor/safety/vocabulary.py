@@ -191,10 +191,12 @@ RELEASABLE = frozenset({"web_address"})  # the held-back kinds a maintainer may 
 _released: frozenset[str] = frozenset()
 
 
+@functools.lru_cache(maxsize=16_384)
 def release_digest(text: str) -> str:
     """The key a release is kept under: the sha256 of the sentence as the checks read it (`fold`: format characters
     out, NFKC, look-alikes folded, whitespace runs as one space), so the sentence as ingest split it and as the
-    maintainer copied it give one key."""
+    maintainer copied it give one key. Cached like `held_back_reason` (uncached it made a released sentence's check
+    cost about 50 us instead of 0.1)."""
     return hashlib.sha256(fold(text).encode("utf-8")).hexdigest()
 
 
