@@ -122,7 +122,7 @@ class Tutor(KindFollowups):
         `on_token` receives an LLM answer's text as it is written, BEFORE the answer checks: show it only as
         pending, and replace it by the returned answer (which may be a refusal)."""
         p = self.policy
-        self.releases.maybe_refresh()  # a clock reading; the database every release_refresh_s (tutor/audit/releases.py)
+        self.releases.refresh_soon()  # a clock reading; every release_refresh_s a read on a thread of its own
         timer = StageTimer(p.question_time_budget_s, self.clock)
         mode = "selected_text" if selected is not None else "library"
         # read once (tutor/question.py): valid Unicode (nothing after this, tokenizers or SQLite, sees a lone

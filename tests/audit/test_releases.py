@@ -84,6 +84,20 @@ def test_the_sync_reads_the_database_every_n_seconds_into_the_held_back_check(op
     assert sync.maybe_refresh() and is_instruction_like(BRO)
 
 
+def test_on_the_question_path_the_read_runs_on_a_thread_of_its_own_once_per_period(open_log):
+    clock, other = Clock(), open_log()
+    sync = ReleaseSync(open_log(), every_s=30, clock=clock)
+    sync.refresh()
+    releases.release(other, BRO, "10", "social-science", "jess205.pdf", 7, "Asha")
+    clock.now = 10.0
+    assert not sync.refresh_soon() and sync.thread is None
+    clock.now = 30.0
+    assert sync.refresh_soon() and not sync.refresh_soon()  # claimed: the question after it starts none
+    sync.thread.join(30)
+    assert not is_instruction_like(BRO) and sync.error == ""
+    assert not ReleaseSync(None, 30, clock).refresh_soon()  # a Tutor without an audit log reads nothing
+
+
 def test_a_database_that_cannot_be_read_keeps_the_last_set(tmp_path):
     from tutor.audit.log import AuditLog
 

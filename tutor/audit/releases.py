@@ -8,6 +8,7 @@ Tutor starts, every `release_refresh_s` seconds after, and at once when this pro
 """
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -142,14 +143,16 @@ def released_digests(audit: AuditLog) -> set[str]:
 
 class ReleaseSync:
     """Keeps this process's released set (tutor.safety.vocabulary.set_released) in step with the audit database:
-    `refresh` reads it now, `maybe_refresh` when `every_s` seconds have passed since the last read (one clock reading
-    otherwise, so it can sit on the question path). A database that cannot be read keeps the last set read (`error`
-    says why): an outage neither releases nor withdraws anything."""
+    `refresh` reads it now, `maybe_refresh` when `every_s` seconds have passed since the last read, `refresh_soon` the
+    same on a background thread (one clock reading otherwise, so it sits on the question path: a question never waits
+    for a database that takes its connect timeout to fail). A database that cannot be read keeps the last set read
+    (`error` says why): an outage neither releases nor withdraws anything."""
 
     def __init__(self, audit: AuditLog | None, every_s: float, clock: Callable[[], float] = time.monotonic):
         self.audit, self.every_s, self.clock = audit, every_s, clock  # no audit log: nothing is ever read
         self.last: float | None = None  # when the set was last read (by `clock`)
         self.error = ""
+        self.thread: threading.Thread | None = None  # the background read `refresh_soon` started last
 
     @classmethod
     def started(cls, audit: AuditLog | None, every_s: float) -> ReleaseSync:
@@ -177,3 +180,13 @@ class ReleaseSync:
         if self.last is not None and self.clock() - self.last < self.every_s:
             return False
         return self.refresh()
+
+    def refresh_soon(self) -> bool:
+        """`maybe_refresh` on a background thread; True when it started one (none while the last is still reading)."""
+        if self.audit is None or (self.thread is not None and self.thread.is_alive()) or (
+                self.last is not None and self.clock() - self.last < self.every_s):
+            return False
+        self.last = self.clock()  # claimed now: the questions that follow do not start another
+        self.thread = threading.Thread(target=self.refresh, name="tutor-release-sync", daemon=True)
+        self.thread.start()
+        return True
