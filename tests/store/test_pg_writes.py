@@ -3,6 +3,7 @@ at once, a process starting during a write, migrations that never queue, a crash
 the lexical side (BM25, trigram, spelling) summed in SQL with the in-process index's rankings."""
 from __future__ import annotations
 
+import json
 import threading
 
 import numpy as np
@@ -165,3 +166,30 @@ def test_hybrid_search_on_postgres_gives_the_faiss_backends_hits(store, tmp_path
                [(h.bm25_rank, h.trigram_rank, h.dense_rank) for h in want]
     assert pg.term_stats().df == local.term_stats().df  # the gate's unknown-term share reads the same counts
     assert not [k for k, v in vars(pg).items() if isinstance(v, np.ndarray)]
+
+
+def test_a_version_written_before_its_own_tables_still_loads_and_the_next_write_moves_it(store):
+    """A database written by the previous release keeps its versions' rows in `shelf_chunks`: they load whole and
+    answer, and the shelf's next write replaces them with a version in tables of its own."""
+    from psycopg.types.json import Json
+
+    store.keys()  # the schema, migrated
+    vecs = EMB.embed(TEXTS[:3])
+    manifest = Manifest("10", "science", EMB.name, EMB.dim, n_chunks=3)
+    with psycopg.connect(store.url) as con:
+        from pgvector.psycopg import register_vector
+
+        register_vector(con)
+        con.execute("INSERT INTO shelf_versions (class, subject, version, manifest) VALUES ('10', 'science', 'v1', %s)",
+                    (Json(json.loads(manifest.to_json())),))
+        for i, (t, v) in enumerate(zip(TEXTS[:3], vecs)):
+            con.execute("INSERT INTO shelf_chunks VALUES ('10', 'science', 'v1', %s, %s, %s, %s)",
+                        (i, Json(chunk(i, t).to_dict()), EMB.dim, v))
+        con.execute("INSERT INTO shelves VALUES ('10', 'science', 'v1')")
+    old = store.load("10", "science")
+    assert old.search(EMB.embed([TEXTS[1]])[0], 1)[0].chunk.text == TEXTS[1] and len(old) == 3
+    write(store, TEXTS)
+    write(store, TEXTS[:2])  # the version before the previous is pruned, rows and all
+    assert "v1" not in store.versions("10", "science")
+    with psycopg.connect(store.url) as con:
+        assert con.execute("SELECT count(*) FROM shelf_chunks").fetchone()[0] == 0
