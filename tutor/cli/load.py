@@ -86,10 +86,11 @@ def cmd_bench_pgshelf(args: argparse.Namespace) -> int:
     url = args.database_url or database_url()
     rows = []
     with tempfile.TemporaryDirectory(prefix="tutor-pgshelf-") as tmp:
+        base = _base_vectors(args.index_dir, Path(tmp)) if args.vectors == "shaped" else None
         with nullcontext(url) if url else private_server(Path(tmp)) as db:
             for size in args.size:
                 print(f"{size:,} chunks", file=sys.stderr)
-                rows.append(measure_pgshelf(db, size, n_queries=args.queries, ef_search=args.ef_search,
+                rows.append(measure_pgshelf(db, size, n_queries=args.queries, ef_search=args.ef_search, base=base,
                                             log=lambda m: print(m, file=sys.stderr)))
     for r in rows:
         print(f"{r['size']:,} chunks: write {r['write_s']} s (copy {r['copy_s']}, HNSW {r['index_s']}, lexical "
@@ -111,6 +112,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--database-url", help="default: TUTOR_DATABASE_URL, else a private server started for the run")
     p.add_argument("--queries", type=int, default=200)
     p.add_argument("--ef-search", type=int, nargs="+", default=[40, 100, 200], help="search breadths to time")
+    p.add_argument("--vectors", choices=("shaped", "random"), default="shaped", help="shaped: mixtures of real "
+                   "chunk embeddings with noise, questions near them (bench_scale.synthetic_shelf); random: isotropic "
+                   "unit vectors and questions, where every neighbour is about as far as any other")
     p.set_defaults(fn=cmd_bench_pgshelf)
 
     p = sub.add_parser("bench-pgvector", help="synthetic shelves on pgvector HNSW: build time, p95, recall@10",

@@ -97,18 +97,19 @@ def replica(url: str, queries: np.ndarray, ef_search: Sequence[int], k: int, que
 
 
 def measure_pgshelf(url: str, size: int, *, dim: int = 384, n_queries: int = 200, k: int = 10,
-                    ef_search: Sequence[int] = (40, 100, 200), vectors: np.ndarray | None = None,
+                    ef_search: Sequence[int] = (40, 100, 200), base: np.ndarray | None = None,
                     log: Callable[[str], None] = print) -> dict[str, Any]:
-    """Write a `size`-chunk shelf through PgShelfStore (random unit vectors unless `vectors`), then measure a cold
-    replica; the namespace is dropped afterwards."""
+    """Write a `size`-chunk shelf through PgShelfStore, then measure a cold replica; the namespace is dropped
+    afterwards. Vectors: shaped like `base` (real chunk embeddings, bench_scale.synthetic_shelf, with questions
+    near them, as bench-pgvector) when given, else random unit vectors and questions."""
+    from tutor.evaluation.bench_scale import synthetic_shelf
     from tutor.store.pg_shelf import PgShelfStore
     from tutor.store.shelf import Manifest
 
-    vecs = random_unit_vectors(size, dim, seed=0) if vectors is None else np.asarray(vectors, dtype=np.float32)
-    queries = random_unit_vectors(n_queries, vecs.shape[1], seed=1) if vectors is None else \
-        vecs[np.random.default_rng(1).choice(len(vecs), n_queries, replace=False)] + \
-        0.1 * random_unit_vectors(n_queries, vecs.shape[1], seed=1)
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    if base is None:
+        vecs, queries = random_unit_vectors(size, dim, seed=0), random_unit_vectors(n_queries, dim, seed=1)
+    else:
+        vecs, queries = synthetic_shelf(base, size, seed=0), synthetic_shelf(base, n_queries, seed=1)
     texts = synthetic_texts(size)
     questions = [" ".join(t.split()[:4]) for t in texts[:: max(1, size // 50)][:50]]
     store = PgShelfStore(url, namespace=NAMESPACE)
@@ -125,7 +126,7 @@ def measure_pgshelf(url: str, size: int, *, dim: int = 384, n_queries: int = 200
     finally:
         store.drop_namespace()
     exact = exact_top_k(vecs, queries, k)
-    return {"size": size, "dim": int(vecs.shape[1]), "vectors": "random unit" if vectors is None else "given",
+    return {"size": size, "dim": int(vecs.shape[1]), "vectors": "random unit" if base is None else "shaped",
             "write_s": round(write_s, 1), **{k_: round(v, 1) for k_, v in store.last_write.items()},
             "first_question_s": round(r["first_question_s"], 2),
             "rss_mb": {"start": round(r["rss_start_mb"]), "shelf_loaded": round(r["rss_loaded_mb"]),
