@@ -26,10 +26,15 @@ from tutor.text.terms import TermStats
 from tutor.types import Chunk
 
 HNSW_M, HNSW_EF_CONSTRUCTION = 16, 64  # pgvector's defaults; bench-pgshelf measures recall with them
-INDEX_BUILD_MEMORY = "2GB"  # maintenance_work_mem for one build: the graph must fit (~2.2 KB a 384-d vector at m 16)
 CHUNK_CACHE = 2048  # rows of chunks a loaded shelf keeps (bounded: memory does not grow with the shelf)
 
 Run = Callable[[str, Sequence | dict], list[tuple]]
+
+
+def index_build_memory(n: int, dim: int) -> str:
+    """maintenance_work_mem for one HNSW build: the graph must fit (about 2.2 KB a 384-d vector at m 16, so 6 bytes a
+    dimension), or pgvector goes on building on disk, many times slower; at most 8 GB."""
+    return f"{min(8192, 64 + int(n * dim * 6 / 2**20))}MB"
 
 
 def version_table(klass: str, subject: str, version: str) -> str:
@@ -49,7 +54,7 @@ def load_version(con, table: str, manifest: Manifest, chunks: Sequence[Chunk], m
     dim = int(manifest.dim)
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
-    con.execute(f"SET LOCAL maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+    con.execute(f"SET LOCAL maintenance_work_mem = '{index_build_memory(len(matrix), dim)}'")
     con.execute(f"CREATE TABLE {table} (row INTEGER NOT NULL, chunk JSON NOT NULL, embedding vector({dim}) NOT NULL)")
     with con.cursor() as cur, cur.copy(f"COPY {table} (row, chunk, embedding) FROM STDIN WITH (FORMAT BINARY)") as cp:
         cp.set_types(["int4", "text", "vector"])  # json's binary form is its text
