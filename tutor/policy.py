@@ -177,6 +177,8 @@ class Policy:
     # scale
     approximate_index_above: int = _f(200_000, "shelves larger than this use an approximate IVF index (8-bit codes, "
                                                "exact re-scoring) instead of exact search", 1, 10**9)
+    pg_ef_search: int = _f(200, "with the shelves in PostgreSQL: pgvector's hnsw.ef_search, how widely a question's "
+                           "HNSW search looks (higher finds more of the exact nearest chunks, slower)", 10, 1000)
     # limits: what one student, one upload or one stranger at the sign-in form may cost the server
     max_question_chars: int = _f(1000, "longest question accepted (characters, after trimming); a longer one is "
                                  "refused (question_too_long) before any embedding, and the chat box says the "

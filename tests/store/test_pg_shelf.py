@@ -1,6 +1,6 @@
 """Shelves on pgvector (tutor/store/pg_shelf.py), against the real PostgreSQL test server: the HNSW index with
-cosine distance and scores as cosine similarity, class/subject/version filters in the query, atomic versions and
-one writer per shelf. The interface both backends share is tested in test_shelf.py."""
+cosine distance and scores as cosine similarity (FAISS exact search's neighbours), each version searched alone,
+atomic versions and one writer per shelf. The interface both backends share is tested in test_shelf.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,8 @@ import pytest
 
 from tutor.errors import ShelfBusy
 from tutor.store.pg_shelf import PgShelfStore
-from tutor.store.shelf import Manifest
+from tutor.store.pg_version import RowChunks
+from tutor.store.shelf import Manifest, ShelfStore
 from tutor.testing import HashEmbedder
 from tutor.types import Chunk
 
@@ -34,7 +35,7 @@ def write(store: PgShelfStore, texts: list[str], subject: str = "science", **kw)
 @pytest.fixture
 def store(pg_url, tmp_path) -> PgShelfStore:
     """Every shelf searched in the database (the tests below are about pgvector's search)."""
-    return PgShelfStore(pg_url, tmp_path / "index", exact_search_up_to=0)
+    return PgShelfStore(pg_url, tmp_path / "index")
 
 
 def test_the_closer_chunk_scores_higher_and_the_score_is_the_numpy_cosine(store):
@@ -50,42 +51,40 @@ def test_the_closer_chunk_scores_higher_and_the_score_is_the_numpy_cosine(store)
     assert shelf.search(EMB.embed([LIGHT[2]])[0], 1)[0].score == pytest.approx(1.0, abs=1e-5)
 
 
-def test_a_shelf_up_to_the_threshold_is_searched_exactly_in_process_with_the_databases_answer(store, monkeypatch):
-    write(store, LIGHT + SOIL)
-    in_db = store.load("10", "science")
-    small = PgShelfStore(store.url, exact_search_up_to=len(LIGHT + SOIL)).load("10", "science")
-    large = PgShelfStore(store.url, exact_search_up_to=len(LIGHT + SOIL) - 1).load("10", "science")
-    assert in_db.searched_in_database and large.searched_in_database and not small.searched_in_database
-    assert PgShelfStore(store.url).exact_search_up_to == 200_000  # the default: the policy's, as on disk
-    qs = EMB.embed(["Why does light bend in water?", "Which soil suits cotton?", "What is a dioptre?"])
-    expected = [in_db.search_rows(q, 4) for q in qs]
-
-    def no_round_trip(*a, **k):
-        raise AssertionError("searched in the database")
-
-    monkeypatch.setattr(PgShelfStore, "nearest", no_round_trip)
-    for q, want in zip(qs, expected):
-        got = small.search_rows(q, 4)
-        assert [r for r, _ in got] == [r for r, _ in want]
+def test_the_database_search_gives_faiss_exact_searchs_neighbours_and_the_shelf_holds_no_vectors(store, tmp_path):
+    texts = [f"Chunk {i} speaks of {w} and {v}." for i, (w, v) in enumerate(
+        (a, b) for a in ("light", "soil", "acids", "magnets", "forests", "rivers", "cells", "motion")
+        for b in ("mirrors", "cotton", "bases", "current", "tigers", "deltas", "tissue", "speed", "heat", "salt"))]
+    write(store, texts)
+    on_disk = ShelfStore(tmp_path / "faiss")
+    on_disk.write(Manifest("10", "science", EMB.name, EMB.dim), [chunk(i, t) for i, t in enumerate(texts)],
+                  EMB.embed(texts))
+    exact, shelf = on_disk.load("10", "science"), store.load("10", "science")
+    for q in EMB.embed(["How do mirrors bend light?", "Which soil suits cotton?", "tissue of cells", "salt"]):
+        got, want = shelf.search_rows(q, 10), exact.search_rows(q, 10)
         assert [c for _, c in got] == pytest.approx([c for _, c in want], abs=1e-5)
-    with pytest.raises(AssertionError, match="searched in the database"):
-        large.search_rows(qs[0], 4)
+        # the same rows, but for chunks that tie (same cosine to 1e-5), which either engine may order either way
+        assert {(r, round(c, 4)) for r, c in got if c > want[-1][1] + 1e-5} == \
+               {(r, round(c, 4)) for r, c in want if c > want[-1][1] + 1e-5}
+    assert shelf.searched_in_database and shelf.index is None
+    assert not [k for k, v in vars(shelf).items() if isinstance(v, np.ndarray)]  # no vector matrix in the replica
+    assert isinstance(shelf.chunks, RowChunks) and len(shelf) == len(texts)
+    assert [c.text for c in shelf.chunks] == texts  # read from the version's table when asked for
+    assert np.allclose(shelf.vectors, exact.vectors, atol=1e-6)  # read whole on demand (an ingest's rebuild)
 
 
 def test_the_hnsw_index_uses_cosine_distance_and_serves_the_query(store):
     write(store, LIGHT)
+    table = store.load("10", "science").table
     with psycopg.connect(store.url) as con:
-        (indexdef,) = con.execute("SELECT indexdef FROM pg_indexes WHERE indexname = %s",
-                                  (f"shelf_chunks_hnsw_{EMB.dim}",)).fetchone()
-        assert "hnsw" in indexdef and "vector_cosine_ops" in indexdef
-        # three rows: the planner would scan them, or (with the shelf's filter) sort the primary key's few rows
-        # exactly; without a scan to fall back on, the nearest-neighbour order comes from the HNSW index
-        con.execute("SET enable_seqscan = off")
+        name, indexdef = con.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexdef"
+                                     " LIKE '%%hnsw%%'", (table,)).fetchone()
+        assert "vector_cosine_ops" in indexdef
+        con.execute("SET enable_seqscan = off")  # three rows: the planner would scan them
         q = "[" + ",".join(["0.1"] * EMB.dim) + "]"
         plan = " ".join(r[0] for r in con.execute(
-            f"EXPLAIN SELECT row FROM shelf_chunks WHERE dim = {EMB.dim}"
-            f" ORDER BY embedding::vector({EMB.dim}) <=> '{q}'::vector({EMB.dim}) LIMIT 3"))
-        assert f"shelf_chunks_hnsw_{EMB.dim}" in plan
+            f"EXPLAIN SELECT row FROM {table} ORDER BY embedding <=> '{q}'::vector({EMB.dim}) LIMIT 3"))
+        assert f"Index Scan using {name}" in plan
 
 
 def test_the_query_filters_by_class_subject_and_version(store):
@@ -172,7 +171,7 @@ def test_namespaces_keep_shelves_and_their_locks_apart(pg_url, tmp_path):
 
 def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives_a_drop(store, monkeypatch):
     v1 = write(store, LIGHT)
-    reader = PgShelfStore(store.url, exact_search_up_to=0)  # another app process, searching in the database
+    reader = PgShelfStore(store.url)  # another app process, searching in the database
     shelf = reader.load("10", "science")
     assert shelf.searched_in_database
     q = EMB.embed([LIGHT[0]])[0]
@@ -201,13 +200,11 @@ def test_a_questions_reads_share_one_connection_that_sees_each_flip_and_survives
     assert reader.load("10", "science").search_rows(q, 1)[0][0] == 0
 
 
-def test_the_database_search_runs_at_the_measured_hnsw_breadth(store):
-    from tutor.store.pg_shelf import HNSW_EF_SEARCH
-
+def test_the_database_search_runs_at_the_policys_hnsw_breadth(store, monkeypatch):
+    monkeypatch.setenv("TUTOR_PG_EF_SEARCH", "321")
     write(store, LIGHT)
     store.current_version("10", "science")  # opens the questions' connection
-    assert store._read("SHOW hnsw.ef_search") == [(str(HNSW_EF_SEARCH),)]
-    assert store._read("SHOW hnsw.iterative_scan") == [("strict_order",)]
+    assert store._read("SHOW hnsw.ef_search") == [("321",)]
 
 
 def test_a_fresh_database_without_the_vector_extension_gets_it_at_the_first_write(pg_server, tmp_path):
@@ -217,7 +214,7 @@ def test_a_fresh_database_without_the_vector_extension_gets_it_at_the_first_writ
     try:
         with psycopg.connect(url) as con:
             assert con.execute("SELECT count(*) FROM pg_extension WHERE extname = 'vector'").fetchone()[0] == 0
-        store = PgShelfStore(url, tmp_path / "index", exact_search_up_to=0)
+        store = PgShelfStore(url, tmp_path / "index")
         write(store, LIGHT)
         hits = store.load("10", "science").search(EMB.embed([LIGHT[0]])[0], 1)
         assert hits[0].chunk.text == LIGHT[0] and hits[0].score == pytest.approx(1.0, abs=1e-5)

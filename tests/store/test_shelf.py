@@ -340,9 +340,10 @@ def damage_shelf(store, klass: str, subject: str, version: str) -> None:
         return
     import psycopg
 
-    with psycopg.connect(store.url) as con:
-        con.execute("DELETE FROM shelf_chunks WHERE class = %s AND subject = %s AND version = %s AND row = 0",
-                    (klass, subject, version))
+    with psycopg.connect(store.url) as con:  # the version's own table (tutor/store/pg_version.py)
+        (table,) = con.execute("SELECT chunk_table FROM shelf_versions WHERE class = %s AND subject = %s AND"
+                               " version = %s", (klass, subject, version)).fetchone()
+        con.execute(f"DELETE FROM {table} WHERE row = 0")
 
 
 def test_rollback_returns_to_the_previous_intact_version_on_either_backend(store):

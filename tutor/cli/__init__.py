@@ -1,8 +1,9 @@
 """The command line: `python -m tutor ingest|search|release|releases|ask|eval|followups|calibrate|recall|hand-check|
-bench|bench-reader|bench-concurrency|bench-load|bench-pgvector|llm-model|train-reader|ready ...`. Each sub-command is a
-thin wrapper over the package's Python API; the output is for people, `--json` for tools. Options several commands
-share are written once, in options.py; the commands live by group in library.py, releases.py (release, releases),
-ask.py, evaluation.py, load.py (bench-load, bench-pgvector), reader.py, models.py and ready.py (the readiness probe).
+bench|bench-reader|bench-concurrency|bench-load|bench-pgvector|bench-pgshelf|llm-model|train-reader|ready ...`. Each
+sub-command is a thin wrapper over the package's Python API; the output is for people, `--json` for tools. Options
+several commands share are written once, in options.py; the commands live by group in library.py, releases.py
+(release, releases), ask.py, evaluation.py, load.py (bench-load, bench-pgvector, bench-pgshelf), reader.py, models.py
+and ready.py (the readiness probe).
 """
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""`python -m tutor bench-load` (students asking at once from several processes on one PostgreSQL database) and
-`bench-pgvector` (synthetic shelves of up to a million chunks on pgvector HNSW)."""
+"""`python -m tutor bench-load` (students asking at once from several processes on one PostgreSQL database),
+`bench-pgvector` (synthetic shelves of up to a million chunks on pgvector HNSW) and `bench-pgshelf` (the same
+written and searched through the app's own store)."""
 from __future__ import annotations
 
 import argparse
@@ -77,7 +78,45 @@ def cmd_bench_pgvector(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench_pgshelf(args: argparse.Namespace) -> int:
+    from tutor.config import database_url
+    from tutor.evaluation.bench_load import private_server
+    from tutor.evaluation.bench_pgshelf import measure_pgshelf
+
+    url = args.database_url or database_url()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tutor-pgshelf-") as tmp:
+        base = _base_vectors(args.index_dir, Path(tmp)) if args.vectors == "shaped" else None
+        with nullcontext(url) if url else private_server(Path(tmp)) as db:
+            for size in args.size:
+                print(f"{size:,} chunks", file=sys.stderr)
+                rows.append(measure_pgshelf(db, size, n_queries=args.queries, ef_search=args.ef_search, base=base,
+                                            log=lambda m: print(m, file=sys.stderr)))
+    for r in rows:
+        print(f"{r['size']:,} chunks: write {r['write_s']} s (copy {r['copy_s']}, HNSW {r['index_s']}, lexical "
+              f"{r['lexical_s']}); cold replica's first question {r['first_question_s']} s; replica RSS "
+              f"{r['rss_mb']}; lexical p50/p95 {r['lexical_ms_p50']}/{r['lexical_ms_p95']} ms")
+        for d in r["dense"]:
+            print(f"  ef_search {d['ef_search']:>4}: p50 {d['search_ms_p50']} ms, p95 {d['search_ms_p95']} ms, "
+                  f"recall@10 {d['recall_at_10']}")
+    if args.json_out:
+        write_json(args.json_out, rows)
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench-pgshelf", help="a synthetic shelf written and searched through the app's Postgres "
+                       "store: write, index build, cold replica, p50/p95 at recall@10, replica memory",
+                       parents=[REPORT])
+    p.add_argument("--size", type=int, nargs="+", default=[100_000], help="chunks per run, e.g. 100000 1000000")
+    p.add_argument("--database-url", help="default: TUTOR_DATABASE_URL, else a private server started for the run")
+    p.add_argument("--queries", type=int, default=200)
+    p.add_argument("--ef-search", type=int, nargs="+", default=[40, 100, 200], help="search breadths to time")
+    p.add_argument("--vectors", choices=("shaped", "random"), default="shaped", help="shaped: mixtures of real "
+                   "chunk embeddings with noise, questions near them (bench_scale.synthetic_shelf); random: isotropic "
+                   "unit vectors and questions, where every neighbour is about as far as any other")
+    p.set_defaults(fn=cmd_bench_pgshelf)
+
     p = sub.add_parser("bench-pgvector", help="synthetic shelves on pgvector HNSW: build time, p95, recall@10",
                        parents=[REPORT])
     p.add_argument("--size", type=int, nargs="+", default=[100_000], help="chunks per run, e.g. 100000 1000000")

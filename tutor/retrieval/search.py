@@ -64,7 +64,7 @@ class Library:
         with self._lock:
             got = self._stats.get(key)
         if got is None:
-            got = TermStats([c.text for c in shelf.chunks])
+            got = shelf.term_stats()
             with self._lock:
                 self._stats = {k: v for k, v in self._stats.items() if k[0] != shelf.key}
                 self._stats[key] = got
@@ -201,8 +201,7 @@ def hybrid_search(shelf: Shelf, question: str, query_vec: np.ndarray, *, k: int,
     if best is not None and all(i != best for i, _ in top):
         top = top[: k - 1] + [next(x for x in fused if x[0] == best)]
     fused = top
-    rows = np.asarray([i for i, _ in fused], dtype=np.int64)
-    cosines = shelf.vectors[rows] @ q
+    cosines = shelf.cosines([i for i, _ in fused], q)  # a database shelf's in one query, with the chunks
     seen = {name: {i: (r, s) for r, (i, s) in enumerate(ranking)} for name, ranking in rankings.items()}
     out = []
     for rank, ((i, f), cos) in enumerate(zip(fused, cosines)):

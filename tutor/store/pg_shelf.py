@@ -1,27 +1,28 @@
 """Shelves on PostgreSQL + pgvector: the same interface as tutor/store/shelf.py's ShelfStore, for app processes that
 share one database (`TUTOR_DATABASE_URL`).
 
-Three tables: `shelves` (class, subject, current_version), `shelf_versions` (the manifest of each version) and
-`shelf_chunks` (version, row, the chunk as JSON, its unit vector). A new version is written whole and committed,
+`shelves` (class, subject, current_version) points at one row of `shelf_versions` (a version's manifest, the name
+of its own tables and its lexical statistics); the version's chunks, vectors, HNSW index and lexical postings live in
+those tables (tutor/store/pg_version.py). A new version is bulk-loaded and indexed in one transaction and committed,
 then made current by one UPDATE in a second transaction, so readers are served the old version until that commit and
-a crash before it leaves the old version current (the orphan is pruned by the next write). One writer per shelf: a
-Postgres advisory lock, so a second ingest of the same shelf, from any process, fails at once with ShelfBusy.
+a crash before it leaves the old version current (the orphan is pruned by the next write). A loaded shelf holds its
+manifest and vocabulary, never its vectors: every question is searched in the database (pg_version.PgShelf).
 
-A loaded shelf holds its chunks and vectors in memory (the lexical side, BM25 and trigram, tutor/retrieval/lexical.py,
-is rebuilt from them per version, as on disk, and hybrid search reads exact cosines from them). Dense search on a
-shelf of up to the policy's `approximate_index_above` chunks is therefore exact and in process, as on disk (a FAISS
-flat index over the loaded vectors): the same neighbours and cosines as the FAISS backend, with no round trip (the
-bench: search 18.8 ms a question in the database against 2 ms here). A larger shelf is searched in the database:
-`1 - (embedding <=> query)` is the cosine similarity of unit vectors (higher is closer, in [-1, 1]), the scale the
-gate is calibrated on, with an HNSW index (`vector_cosine_ops`) per vector size and the class, subject and version as
-filters of the same query (`hnsw.iterative_scan` keeps k rows coming when the filter drops many).
+Locks: one writer per shelf, a transaction-level advisory lock keyed by a hash of the shelf's name
+(`pg_try_advisory_xact_lock`), so a second ingest of the same shelf, from any process, fails at once with ShelfBusy,
+while other shelves' writes and process starts never wait on it (a transaction-level lock also survives a
+transaction pooler). Migrations run in their own transaction under a `lock_timeout`, and a process whose schema is
+current takes no lock at all.
+
+Versions written before migration 3 keep their rows in `shelf_chunks` and load whole into memory, searched exactly
+as on disk, until the shelf's next write moves it to tables of its own.
 
 A `namespace` keeps a whole set of shelves apart in one database (its own Postgres schema holding the same tables):
 the evaluation's libraries each get one, so two libraries with the same class/subject never meet. None: the
 database's default schema, the app's.
 
 psycopg rather than LlamaIndex's PGVectorStore: that store keeps one table of nodes per store with no notion of a
-version made current in one transaction, a lock per shelf, or a version filter, which the versioned design needs.
+version made current in one transaction or a lock per shelf, which the versioned design needs.
 """
 from __future__ import annotations
 
@@ -39,9 +40,10 @@ from pgvector.psycopg import register_vector
 from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
-from tutor.store.faiss_index import build_index, policy_approximate_above
+from tutor.store.faiss_index import build_index
 from tutor.store.pg_pool import borrow, connect
 from tutor.store.pg_uploads import PgUploads
+from tutor.store.pg_version import PgShelf, drop_version_sql, load_version, version_table
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
 
@@ -88,60 +90,34 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (class, subject, file)
     );
     """,
+    # 3: each version in tables of its own (tutor/store/pg_version.py), named here, with its lexical statistics
+    """
+    ALTER TABLE shelf_versions ADD COLUMN chunk_table TEXT, ADD COLUMN lexical JSON;
+    """,
 ]
 _NAMESPACE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 _SCHEMA_LOCK = 0x7368656C66  # "shelf": processes starting together migrate (and add indexes) one at a time
 
 
-def hnsw_index_sql(dim: int) -> str:
-    """The HNSW index for vectors of one size: an index needs a fixed size, and shelves of models of different sizes
-    share the table, so each size gets a partial index over its rows."""
-    return (f"CREATE INDEX IF NOT EXISTS shelf_chunks_hnsw_{int(dim)} ON shelf_chunks USING hnsw "
-            f"((embedding::vector({int(dim)})) vector_cosine_ops) WHERE dim = {int(dim)}")
+MIGRATION_LOCK_TIMEOUT = "10s"  # a process start that finds another migrating fails with a message, never queues
 
 
-# How widely HNSW searches a shelf too large to search exactly (bench-pgvector, 1M synthetic chunks, m 16): pgvector's
-# default 40 found 0.781 of the true ten (p95 6.7 ms), 100 found 0.897 (8.0 ms), 200 found 0.940 (13.4 ms).
-HNSW_EF_SEARCH = 200
+def policy_ef_search() -> int:
+    from tutor.policy import load_policy
 
-
-class PgShelf(Shelf):
-    """A loaded version of a shelf: searched exactly in process up to `exact_up_to` chunks, above it in the database
-    (the HNSW index)."""
-
-    def __init__(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, version: str,
-                 store: PgShelfStore, exact_up_to: int = 0):
-        index = build_index(vectors, "flat-ip") if 0 < len(chunks) <= exact_up_to else None
-        super().__init__(manifest, chunks, vectors, index, version)
-        self._store = store
-
-    @property
-    def searched_in_database(self) -> bool:
-        return self.index is None
-
-    def search_rows(self, query_vec: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """(row on the shelf, cosine similarity) pairs, best first: exact here, or from pgvector's HNSW."""
-        if not self.chunks or k <= 0:
-            return []
-        if not self.searched_in_database:
-            return super().search_rows(query_vec, k)
-        return self._store.nearest(self.key, self.version, self.manifest.dim, query_vec, min(k, len(self.chunks)))
+    return load_policy().pg_ef_search
 
 
 class PgShelfStore:
     """All shelves in one PostgreSQL database. `root` is this machine's index folder (kept for what is local)."""
 
-    def __init__(self, url: str, root: str | Path = ".", namespace: str | None = None,
-                 exact_search_up_to: int | None = None):
-        """`exact_search_up_to`: shelves of at most this many chunks are searched exactly in process (default: the
-        policy's `approximate_index_above`, the size up to which the FAISS backend searches exactly too); 0: every
-        shelf in the database."""
+    def __init__(self, url: str, root: str | Path = ".", namespace: str | None = None):
         if namespace is not None and not _NAMESPACE.fullmatch(namespace):
             raise ValueError(f"a shelf namespace is a Postgres schema name of lower-case letters, digits and _ "
                              f"(at most 63, not starting with a digit), not {namespace!r}")
         self.url, self.root, self.namespace = url, Path(root), namespace
-        self.exact_search_up_to = policy_approximate_above() if exact_search_up_to is None else int(exact_search_up_to)
         self._ready = False
+        self.last_write: dict[str, float] = {}  # seconds of each step of this store's last write (the bench's)
         self._held: dict[ShelfKey, int] = {}  # shelves this store's threads hold the lock of -> thread id
         self._read_con: psycopg.Connection | None = None  # the questions' small reads share one open connection
         self._read_lock = threading.Lock()
@@ -174,33 +150,51 @@ class PgShelfStore:
         return con
 
     def _migrate(self) -> None:
+        """Bring the schema up to date, each step in its own short transaction under MIGRATION_LOCK_TIMEOUT; a
+        schema already current costs one read and takes no lock, so a start never waits behind a shelf write."""
         if self._ready:
             return
-        # the extension first, in the default path (visible to every namespace): every _open registers its type
-        with psycopg.connect(self.url) as con:
-            con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            try:
-                con.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            except psycopg.errors.InsufficientPrivilege as e:
-                raise TutorError(f"the database has no pgvector extension and this role may not create it: run "
-                                   f"`CREATE EXTENSION vector;` once as the database's owner ({e})") from e
-            if self.namespace:
-                con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.namespace}"')
-        with self._open() as con:
-            con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            con.execute("CREATE TABLE IF NOT EXISTS shelf_schema_version (version INTEGER NOT NULL)")
-            row = con.execute("SELECT version FROM shelf_schema_version").fetchone()
-            if row is None:
-                con.execute("INSERT INTO shelf_schema_version VALUES (0)")
-            version = row[0] if row else 0
-            for n, sql in enumerate(MIGRATIONS[version:], start=version + 1):
-                con.execute(sql)
-                con.execute("UPDATE shelf_schema_version SET version = %s", (n,))
+        if self._schema_current():
+            self._ready = True
+            return
+        try:
+            # the extension first, in the default path (visible to every namespace): every _open registers its type
+            with psycopg.connect(self.url) as con:
+                con.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
+                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                try:
+                    con.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                except psycopg.errors.InsufficientPrivilege as e:
+                    raise TutorError(f"the database has no pgvector extension and this role may not create it: run "
+                                     f"`CREATE EXTENSION vector;` once as the database's owner ({e})") from e
+                if self.namespace:
+                    con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.namespace}"')
+            with self._open() as con:
+                con.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
+                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                con.execute("CREATE TABLE IF NOT EXISTS shelf_schema_version (version INTEGER NOT NULL)")
+                row = con.execute("SELECT version FROM shelf_schema_version").fetchone()
+                if row is None:
+                    con.execute("INSERT INTO shelf_schema_version VALUES (0)")
+                version = row[0] if row else 0
+                for n, sql in enumerate(MIGRATIONS[version:], start=version + 1):
+                    con.execute(sql)
+                    con.execute("UPDATE shelf_schema_version SET version = %s", (n,))
+        except psycopg.errors.LockNotAvailable as e:
+            raise TutorError(f"the shelf database's schema is being changed by another process (waited "
+                             f"{MIGRATION_LOCK_TIMEOUT}): start again in a minute ({e})") from e
         self._ready = True
 
-    def _ensure_index(self, con: psycopg.Connection, dim: int) -> None:
-        con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        con.execute(hnsw_index_sql(dim))
+    def _schema_current(self) -> bool:
+        """Whether the vector extension and every migration are there already (read without any lock)."""
+        table = f'"{self.namespace}".shelf_schema_version' if self.namespace else "shelf_schema_version"
+        with psycopg.connect(self.url, autocommit=True) as con:
+            ext, found = con.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector'),"
+                                     " to_regclass(%s) IS NOT NULL", (table,)).fetchone()
+            if not (ext and found):
+                return False
+            row = con.execute(f"SELECT version FROM {table}").fetchone()
+        return row is not None and row[0] == len(MIGRATIONS)
 
     # ------------------------------------------------------------------ reading
     def _read(self, sql: str, args: Sequence | dict = ()) -> list[tuple]:
@@ -213,9 +207,8 @@ class PgShelfStore:
                 try:
                     if self._read_con is None or self._read_con.closed:
                         self._read_con = self._connect(autocommit=True)
-                        # keep scanning the index until k rows pass the shelf filter (pgvector >= 0.8)
-                        self._read_con.execute("SET hnsw.iterative_scan = strict_order")
-                        self._read_con.execute(f"SET hnsw.ef_search = {HNSW_EF_SEARCH}")
+                        # the breadth at which HNSW finds >= 0.95 of the exact ten (policy; bench-pgshelf measures it)
+                        self._read_con.execute(f"SET hnsw.ef_search = {int(policy_ef_search())}")
                     return self._read_con.execute(sql, args).fetchall()
                 except psycopg.OperationalError:
                     self._read_con = None
@@ -253,15 +246,34 @@ class PgShelfStore:
             raise ShelfDamaged(klass, subject, f"the manifest of {version} names shelf {m.klass}/{m.subject}", version)
         return m
 
-    def load(self, klass: str, subject: str, version: str | None = None) -> PgShelf:
-        """The live version (or `version`) with its chunks and vectors; ShelfDamaged when its rows do not add up."""
+    def load(self, klass: str, subject: str, version: str | None = None) -> Shelf:
+        """The live version (or `version`), searched in its own tables (a PgShelf: no vectors in memory); a version
+        written before migration 3 loads whole, as on disk. ShelfDamaged when its rows do not add up."""
         version = version or self.current_version(klass, subject)
         if not version:
             raise ShelfNotFound(klass, subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
         manifest = self.manifest_of(klass, subject, version)
+        k, s = check_names(klass, subject)
+        table, meta = self._read("SELECT chunk_table, lexical FROM shelf_versions WHERE class = %s AND subject = %s"
+                                 " AND version = %s", (k, s, version))[0]
+        if table is None:
+            return self._load_whole(manifest, version)
+        try:
+            (n,) = self._read(f"SELECT count(*) FROM {table}")[0]
+        except psycopg.errors.UndefinedTable as e:
+            raise ShelfDamaged(klass, subject, f"{version}'s table {table} is missing", version) from e
+        if n != manifest.n_chunks or not meta:
+            raise ShelfDamaged(klass, subject, f"{version} is inconsistent: {n} chunk rows for the "
+                                               f"{manifest.n_chunks} its manifest lists", version)
+        return PgShelf(manifest, version, table, meta, self._read)
+
+    def _load_whole(self, manifest: Manifest, version: str) -> Shelf:
+        """A version kept in `shelf_chunks` (written before migration 3): chunks and vectors in memory, searched
+        exactly in process."""
+        klass, subject = manifest.klass, manifest.subject
         with self._connect() as con:
             rows = con.execute("SELECT row, chunk, embedding FROM shelf_chunks WHERE class = %s AND subject = %s"
-                               " AND version = %s ORDER BY row", (*check_names(klass, subject), version)).fetchall()
+                               " AND version = %s ORDER BY row", (klass, subject, version)).fetchall()
         if [r[0] for r in rows] != list(range(manifest.n_chunks)):
             raise ShelfDamaged(klass, subject, f"{version} is inconsistent: {len(rows)} chunk rows for the "
                                                f"{manifest.n_chunks} its manifest lists", version)
@@ -271,7 +283,7 @@ class PgShelfStore:
             raise ShelfDamaged(klass, subject, f"{version} has a chunk that cannot be read ({e})", version) from e
         vectors = (np.stack([_array(r[2]) for r in rows]) if rows
                    else np.zeros((0, manifest.dim), dtype=np.float32))
-        return PgShelf(manifest, chunks, vectors, version, self, self.exact_search_up_to)
+        return Shelf(manifest, chunks, vectors, build_index(vectors, "flat-ip"), version)
 
     def versions(self, klass: str, subject: str) -> list[str]:
         """Complete versions in the database, newest first (the live one, the one before it, crashed writes')."""
@@ -283,29 +295,21 @@ class PgShelfStore:
         """The newest version other than the live one that loads, if any."""
         return previous_intact_version(self, klass, subject)
 
-    def nearest(self, key: ShelfKey, version: str, dim: int, query_vec: np.ndarray, k: int) -> list[tuple[int, float]]:
-        """The k rows of one shelf version closest to a unit query vector, as (row, cosine similarity), best first."""
-        q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
-        d = int(dim)
-        sql = (f"SELECT row, 1 - (embedding::vector({d}) <=> %(q)s::vector({d})) FROM shelf_chunks"
-               f" WHERE dim = {d} AND class = %(k)s AND subject = %(s)s AND version = %(v)s"
-               f" ORDER BY embedding::vector({d}) <=> %(q)s::vector({d}) LIMIT %(n)s")
-        args = {"q": q, "k": key.klass, "s": key.subject, "v": version, "n": int(k)}
-        return [(int(r), float(c)) for r, c in self._read(sql, args)]
-
     # ------------------------------------------------------------------ writing
     @contextlib.contextmanager
     def lock(self, klass: str, subject: str):
-        """One writer per shelf across every process on the database; a second raises ShelfBusy at once."""
+        """One writer per shelf across every process on the database; a second raises ShelfBusy at once. The lock is
+        a transaction-level advisory lock, held by a transaction kept open for the write: other shelves and the
+        schema are never locked, and the lock ends with the transaction however the process ends."""
         key = ShelfKey(*check_names(klass, subject))
         with self._state_lock:
             mine = self._held.get(key) == threading.get_ident()
         if mine:  # already this thread's (a write inside an ingest)
             yield
             return
-        con = self._connect(autocommit=True)
+        con = self._connect()
         try:
-            if not con.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (self._lock_name(key),)).fetchone()[0]:
+            if not con.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s))", (self._lock_name(key),)).fetchone()[0]:
                 raise ShelfBusy(key.klass, key.subject)
             with self._state_lock:
                 self._held[key] = threading.get_ident()
@@ -314,8 +318,9 @@ class PgShelfStore:
             finally:
                 with self._state_lock:
                     self._held.pop(key, None)
-                con.execute("SELECT pg_advisory_unlock(hashtext(%s))", (self._lock_name(key),))
         finally:
+            with contextlib.suppress(psycopg.Error):
+                con.rollback()  # ends the transaction, and the lock with it
             con.close()
 
     def _lock_name(self, key: ShelfKey) -> str:
@@ -324,27 +329,27 @@ class PgShelfStore:
 
     def write(self, manifest: Manifest, chunks: list[Chunk], vectors: np.ndarray, *,
               fail_before_swap: bool = False) -> str:
-        """Write a complete new version (committed), then make it current in a second transaction; returns it.
+        """Write a complete new version in tables of its own (bulk-loaded, then indexed once: pg_version.py) and
+        commit it, then make it current in a second transaction; returns it. `last_write` gets each step's seconds.
 
         `fail_before_swap` simulates a crash between the two (for tests)."""
+        chunks = list(chunks)  # a loaded database shelf's chunks are read from it: once
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
         k, s = check_names(manifest.klass, manifest.subject)
         matrix = np.asarray(vectors, dtype=np.float32).reshape(-1, manifest.dim)
         with self.lock(k, s):
             version = f"v{time.time_ns()}"
+            table = version_table(k, s, version)
             manifest.n_chunks = len(chunks)
             manifest.built_at = time.strftime("%Y-%m-%dT%H:%M:%S%z")
             manifest.files = {}  # the database keeps its own checksums of its pages
             with self._connect() as con:
-                self._ensure_index(con, manifest.dim)
-                con.execute("INSERT INTO shelf_versions (class, subject, version, manifest) VALUES (%s, %s, %s, %s)",
-                            (k, s, version, Json(json.loads(manifest.to_json()))))
-                with con.cursor() as cur, cur.copy("COPY shelf_chunks (class, subject, version, row, chunk, dim,"
-                                                   " embedding) FROM STDIN") as copy:
-                    for i, (c, v) in enumerate(zip(chunks, matrix)):
-                        copy.write_row((k, s, version, i, json.dumps(c.to_dict(), ensure_ascii=False),
-                                        manifest.dim, v))
+                loaded = load_version(con, table, manifest, chunks, matrix)
+                con.execute("INSERT INTO shelf_versions (class, subject, version, manifest, chunk_table, lexical)"
+                            " VALUES (%s, %s, %s, %s, %s, %s)",
+                            (k, s, version, Json(json.loads(manifest.to_json())), table, Json(loaded["meta"])))
+            self.last_write = loaded["timings"]
             if fail_before_swap:
                 raise RuntimeError("simulated crash before the swap")
             with self._connect() as con:
@@ -355,9 +360,17 @@ class PgShelfStore:
                             " (class, subject) DO UPDATE SET current_version = EXCLUDED.current_version",
                             (k, s, version))
                 # keep the live version and the one before it (a reader may still be loading it)
-                con.execute("DELETE FROM shelf_versions WHERE class = %s AND subject = %s AND version <> ALL(%s)",
-                            (k, s, [v for v in (version, previous) if v]))
+                self._drop_versions(con, k, s, keep=[v for v in (version, previous) if v])
             return version
+
+    @staticmethod
+    def _drop_versions(con: psycopg.Connection, klass: str, subject: str, keep: list[str]) -> None:
+        """Remove every version of a shelf but `keep`, with its tables (a crashed write's orphans too)."""
+        gone = con.execute("DELETE FROM shelf_versions WHERE class = %s AND subject = %s AND version <> ALL(%s)"
+                           " RETURNING chunk_table", (klass, subject, keep)).fetchall()
+        for (table,) in gone:
+            if table:
+                con.execute(drop_version_sql(table))
 
     def rollback(self, klass: str, subject: str) -> str:
         """Point the shelf back at its previous intact version, under the shelf's lock; returns it."""
@@ -380,10 +393,11 @@ class PgShelfStore:
         self._ready = False
 
     def delete(self, klass: str, subject: str) -> None:
-        """Remove a whole shelf: its pointer, versions and chunks."""
-        with self.lock(klass, subject), self._connect() as con:
-            con.execute("DELETE FROM shelves WHERE class = %s AND subject = %s", check_names(klass, subject))
-            con.execute("DELETE FROM shelf_versions WHERE class = %s AND subject = %s", check_names(klass, subject))
+        """Remove a whole shelf: its pointer, versions and their tables."""
+        k, s = check_names(klass, subject)
+        with self.lock(k, s), self._connect() as con:
+            con.execute("DELETE FROM shelves WHERE class = %s AND subject = %s", (k, s))
+            self._drop_versions(con, k, s, keep=[])
 
 
 def _array(value) -> np.ndarray:

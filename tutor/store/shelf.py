@@ -137,6 +137,17 @@ class Shelf:
     def __len__(self) -> int:
         return len(self.chunks)
 
+    def term_stats(self):
+        """How the shelf uses each term (tutor/text/terms.py's TermStats), counted from its chunks."""
+        from tutor.text.terms import TermStats
+
+        return TermStats([c.text for c in self.chunks])
+
+    def cosines(self, rows: list[int], query_vec: np.ndarray) -> np.ndarray:
+        """The exact cosine similarity of each row's chunk to a unit query vector (higher is closer, in [-1, 1])."""
+        q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
+        return self.vectors[np.asarray(rows, dtype=np.int64)] @ q
+
     def search(self, query_vec: np.ndarray, k: int) -> list[Hit]:
         """The k chunks closest to a unit query vector, best first, scored by cosine similarity."""
         return [Hit(self.chunks[i], s, r) for r, (i, s) in enumerate(self.search_rows(query_vec, k))]

@@ -218,6 +218,19 @@ class TermStats:
         # languages with at least one chunk: a question's terms can only be known where its language is on the shelf
         self.languages = frozenset("hi" if has_devanagari(t) and _mostly_hindi(t) else "en" for t in texts)
 
+    def to_dict(self) -> dict:
+        """The statistics as plain JSON values (a database shelf stores them at ingest: tutor/store/pg_shelf.py)."""
+        return {"n_docs": self.n_docs, "df": dict(self.df), "words": sorted(self.words),
+                "languages": sorted(self.languages)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> TermStats:
+        """The statistics `to_dict` wrote, without the texts they were counted from."""
+        stats = cls([])
+        stats.n_docs, stats.df = int(d["n_docs"]), Counter(d["df"])
+        stats.words, stats.languages = frozenset(d["words"]), frozenset(d["languages"])
+        return stats
+
     def idf(self, term: str) -> float:
         """Smoothed IDF; a term absent from the whole shelf gets the largest weight."""
         return math.log((self.n_docs + 1) / (self.df.get(term, 0) + 0.5))
