@@ -14,8 +14,7 @@ while other shelves' writes and process starts never wait on it (a transaction-l
 transaction pooler). Migrations run in their own transaction under a `lock_timeout`, and a process whose schema is
 current takes no lock at all.
 
-Versions written before migration 3 keep their rows in `shelf_chunks` and load whole into memory, searched exactly
-as on disk, until the shelf's next write moves it to tables of its own.
+Versions written before migration 3 load whole from `shelf_chunks`, searched as on disk, until the shelf's next write.
 
 A `namespace` keeps a whole set of shelves apart in one database (its own Postgres schema holding the same tables):
 the evaluation's libraries each get one, so two libraries with the same class/subject never meet. None: the
@@ -43,7 +42,7 @@ from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
 from tutor.store.faiss_index import build_index
 from tutor.store.pg_pool import borrow, connect
 from tutor.store.pg_uploads import PgUploads
-from tutor.store.pg_version import PgShelf, drop_version_sql, load_version, version_table
+from tutor.store.pg_version import PgShelf, drop_version_sql, load_version, vector_array, version_table
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
 
@@ -281,7 +280,7 @@ class PgShelfStore:
             chunks = [Chunk.from_dict(r[1]) for r in rows]
         except Exception as e:  # noqa: BLE001
             raise ShelfDamaged(klass, subject, f"{version} has a chunk that cannot be read ({e})", version) from e
-        vectors = (np.stack([_array(r[2]) for r in rows]) if rows
+        vectors = (np.stack([vector_array(r[2]) for r in rows]) if rows
                    else np.zeros((0, manifest.dim), dtype=np.float32))
         return Shelf(manifest, chunks, vectors, build_index(vectors, "flat-ip"), version)
 
@@ -399,7 +398,3 @@ class PgShelfStore:
             con.execute("DELETE FROM shelves WHERE class = %s AND subject = %s", (k, s))
             self._drop_versions(con, k, s, keep=[])
 
-
-def _array(value) -> np.ndarray:
-    # pgvector's loader gives a Vector for the untyped column; its to_numpy() is float32 already
-    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)

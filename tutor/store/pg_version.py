@@ -184,3 +184,9 @@ class PgShelf(Shelf):
     def _keep(self, row: int, chunk: dict, cos: float) -> tuple[int, float]:
         self.chunks.remember(int(row), Chunk.from_dict(chunk))
         return int(row), float(cos)
+
+
+def vector_array(value) -> np.ndarray:
+    """A vector column's value as float32 (pgvector's loader gives a Vector for an untyped column; its to_numpy() is
+    float32 already)."""
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
