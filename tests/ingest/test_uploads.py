@@ -165,3 +165,24 @@ def test_on_postgres_uploads_are_kept_in_the_database_and_another_replica_rebuil
     assert list(here.uploads.digests("9", "geography")) == ["more.pdf"]
     uploads.rebuild_shelf(here, HashEmbedder(), "9", "geography")  # a rebuild cannot bring it back
     assert list(here.manifest("9", "geography").chapters) == ["more.pdf"]
+
+
+def test_on_postgres_a_command_line_ingest_keeps_its_pdfs_in_the_database_too(data, tmp_path, pg_url, monkeypatch,
+                                                                            capsys):
+    """Issue 36: PDFs ingested from the command line reached the shelves but not the database, so a replica or a
+    restore elsewhere could not rebuild the shelf from them."""
+    import hashlib
+
+    from tutor.cli import main
+    from tutor.retrieval.embedding import HASH_EMBEDDER_NAME
+    from tutor.store.pg_shelf import PgShelfStore
+
+    soil = make_pdf(tmp_path / "src" / "soil.pdf", SOIL_PAGES)
+    monkeypatch.setenv("TUTOR_DATABASE_URL", pg_url)
+    monkeypatch.setenv("TUTOR_CROSS_LINGUAL", "false")
+    assert main(["--index-dir", str(data / "index"), "ingest", str(soil), "--class", "9", "--subject", "geography",
+                 "--quiet", "--embedding", HASH_EMBEDDER_NAME]) == 0
+    assert "kept soil.pdf in the database" in capsys.readouterr().out
+    there = PgShelfStore(pg_url, tmp_path / "replica" / "index")
+    assert there.uploads.digests("9", "geography") == {"soil.pdf": hashlib.sha256(soil.read_bytes()).hexdigest()}
+    assert not (data / "uploads").exists()

@@ -63,6 +63,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         return 2
     report = ingest(items, store, embedder, progress=None if args.quiet else _progress_bar(), workers=args.workers,
                     ocr=not args.no_ocr, cross_judge=ingest_judge())
+    if getattr(store, "uploads", None) is not None:  # a database: its PDFs go there too, as an upload's do
+        from tutor.ingest.uploads import keep_ingested
+
+        for file in keep_ingested(items, report, store):
+            print(f"kept {file} in the database for rebuilds")
     for key, model in report.embedding.items():
         print(f"shelf {key.klass}/{key.subject}: embedded with {model}")
     for key, line in report.cross_lingual.items():

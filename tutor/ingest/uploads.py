@@ -119,6 +119,26 @@ def keep_upload(src: Path, klass: str, subject: str, name: str, store=None) -> P
     return dest
 
 
+def keep_ingested(items: list[IngestItem], report: IngestReport, store) -> list[str]:
+    """Keep the PDF of every file the ingest `report` put on a shelf (or found there unchanged), so its shelf can be
+    rebuilt from it: uploads, and command-line ingests into a database (whose replicas and restores have no other
+    copy). Returns the files kept."""
+    paths = {(it.klass, it.subject, it.file): it.path for it in items}
+    kept = []
+    for r in report.files:
+        where = (r.shelf.klass, r.shelf.subject, r.file)
+        if where in paths and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
+            try:
+                keep_upload(paths[where], *where, store=store)
+            except OSError as e:
+                if not is_disk_full(e):
+                    raise
+                raise DiskFull(uploads_dir(), f"{r.file} was added to its shelf, but its PDF could not be kept for "
+                                              "rebuilds (upload it again once there is space)") from e
+            kept.append(r.file)
+    return kept
+
+
 def remove_upload(store: ShelfStore, klass: str, subject: str, file: str) -> int:
     """Take a chapter off its shelf (a new version without it) and delete its kept PDF, so a rebuild does not bring
     it back; returns the number of passages removed."""
@@ -238,18 +258,10 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
     from tutor.safety.crosslingual import ingest_judge
 
     report = ingest(items, store, embedder, workers=1, progress=progress, cross_judge=ingest_judge())
-    paths = {(it.klass, it.subject, it.file): it.path for it in items}
+    keep_ingested(items, report, store)
     results = []
     for r in report.files:
         where = (r.shelf.klass, r.shelf.subject, r.file)
-        if where in paths and r.status in ("added", "replaced", "unchanged") and not r.duplicate_of:
-            try:
-                keep_upload(paths[where], *where, store=store)
-            except OSError as e:
-                if not is_disk_full(e):
-                    raise
-                raise DiskFull(uploads_dir(), f"{r.file} was added to its shelf, but its PDF could not be kept for "
-                                              "rebuilds (upload it again once there is space)") from e
         results.append(UploadResult(
             r.file, r.shelf.klass, r.shelf.subject, r.status, uploaded.get(where, ""), r.chapter, r.pages,
             r.pages_used, r.chunks, tuple(r.skipped), r.cause, r.error_code, tuple(r.flagged), r.duplicate_of,
