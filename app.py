@@ -5,7 +5,7 @@ the reader component); each page in `pages/`.
 """
 import streamlit as st
 
-from ui import layout
+from ui import layout, resources
 
 ask = st.Page("pages/ask.py", title="Ask", icon=":material/forum:", default=True)
 nav = st.navigation({
@@ -19,4 +19,5 @@ nav = st.navigation({
 st.set_page_config(page_title=f"{nav.title} · Textbook Tutor", page_icon=":material/menu_book:",
                    layout="centered" if nav.url_path == ask.url_path else "wide")
 layout.sidebar_brand()
+resources.warm_up()  # every shelf and model loaded once, in the background, before a student's first question
 nav.run()

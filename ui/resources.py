@@ -5,6 +5,7 @@ Embedder, library, audit log, tutor, page renderer, secrets and the data folders
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tutor.retrieval.search import Library
 from tutor.store.backends import open_store
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
 from tutor.store.shelf import check_name
+from tutor.warmup import WarmReport, warm_tutor
 
 APP_PATH = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -104,6 +106,29 @@ def get_tutor(root: str, audit_path: str, kind: str, url: str | None = None):
     extractive, local or openai); an OpenAI-compatible server's address, model and key come from st.secrets
     ([llm] base_url/model/api_key) or the environment."""
     return build_tutor(get_library(root, kind, url), audit=get_audit(audit_path, url), secrets=_secrets())
+
+
+@st.cache_resource
+def _warm_up(root: str, audit_path: str, kind: str, url: str | None = None) -> WarmReport:
+    """Once per server process (the first page run, the earliest Streamlit lets an app act): the tutor built and
+    every shelf and model loaded in a background thread (tutor/warmup.py), so no student pays a shelf's first-question
+    cost. A student who asks sooner waits on the same cached loads, never on a second copy of them."""
+    report = WarmReport()
+
+    def run() -> None:
+        try:
+            warm_tutor(get_tutor(root, audit_path, kind, url), report)
+        except Exception as e:  # noqa: BLE001 - the page that needs the tutor reports it (tutor_or_stop)
+            report.failed["tutor"] = f"{type(e).__name__}: {e}"
+            report.done = True
+
+    threading.Thread(target=run, name="tutor-warm-up", daemon=True).start()
+    return report
+
+
+def warm_up() -> WarmReport:
+    """Start (once per process) warming the shared tutor's shelves and models; returns the report it fills."""
+    return _warm_up(str(index_dir()), str(audit_db_path()), embedder_kind(), db_url())
 
 
 def _secrets() -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -1207,3 +1208,17 @@ def test_the_server_runs_no_full_garbage_collection_after_each_script_run():
 
     config = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["runner"]["postScriptGC"] is False
+
+
+def test_the_app_warms_every_shelf_once_at_start(env):
+    at = app()
+    assert not at.exception, at.exception
+    report = resources.warm_up()  # the once-per-process report the app's first run started (same paths, same key)
+    for _ in range(3000):  # wait for the background thread (e5 loads too); no assertion on how long it took
+        if report.done:
+            break
+        time.sleep(0.1)
+    assert report.done and report.failed == {}
+    assert sorted(report.shelves) == ["10/science", "10/social-science"]
+    tutor = resources.get_tutor(str(env["index"]), str(env["audit"]), "hash", None)
+    assert set(tutor.library._cache) == set(tutor.library.keys())  # the students' tutor holds every shelf
