@@ -23,12 +23,12 @@ def _progress_bar() -> Callable[[Progress], None]:
     from tutor.ingest.progress import eta_text
 
     bars: dict[str, tqdm] = {}
-    overall = tqdm(total=100, desc="overall", unit="%", bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+    overall = tqdm(total=100, desc="estimating…", unit="%", bar_format="overall {percentage:3.0f}%|{bar}| {desc}")
 
     def on(p: Progress) -> None:
         if p.overall is not None:
             overall.n = round(p.overall * 100)
-            overall.set_postfix_str(eta_text(p.eta_s) if p.stage != "done" else "done")
+            overall.set_description_str(eta_text(p.eta_s) if p.stage != "done" else "done")
         if p.stage == "done":
             for b in bars.values():
                 b.close()
