@@ -1213,7 +1213,7 @@ def test_the_server_runs_no_full_garbage_collection_after_each_script_run():
 def test_the_app_warms_every_shelf_once_at_start(env):
     at = app()
     assert not at.exception, at.exception
-    report = resources.warm_up()  # the once-per-process report the app's first run started (same paths, same key)
+    report = resources.warm_up()  # the once-per-process report the app's first run started (same tutor, same key)
     for _ in range(3000):  # wait for the background thread (e5 loads too); no assertion on how long it took
         if report.done:
             break
