@@ -3,7 +3,7 @@ passes, so the CLI and the Maintainers page show the same estimate (issue 37: th
 
 An ingest has three phases: reading the changed PDFs (one pool for all files), the shelves (chunking, MiniLM or e5
 embedding, writing; one after another) and, where Hindi questions are judged with e5, the e5 vectors of each English
-shelf's chunks. Each phase is a share of the whole (`SHARES`, from the time each took on the NCERT library with ONNX
+shelf's chunks. Each phase is a share of the whole (`SHARES`, from the time each took on an NCERT shelf with ONNX
 embedders, docs/performance.md); within a phase, progress is the share of its files or shelves done, the shelf under
 way counted by its own done/total. The time left is the elapsed time scaled by what remains, shown once 3 % is done.
 """
@@ -30,8 +30,10 @@ class Progress:
 
 ProgressFn = Callable[[Progress], None]
 
-# each phase's share of an ingest's time (without e5 vectors, "cross" is left out and the rest scaled up)
-SHARES = {"read": 0.45, "shelves": 0.25, "cross": 0.30}
+# each phase's share of an ingest's time (without e5 vectors, "cross" is left out and the rest scaled up): NCERT
+# class 10 science with both embedders on ONNX Runtime spent 36 s reading, chunking and writing, 18 s in MiniLM and
+# 110 s making the e5 vectors (bench --ingest-only, 2026-11-27, docs/performance.md)
+SHARES = {"read": 0.20, "shelves": 0.13, "cross": 0.67}
 PHASES = tuple(SHARES)
 MIN_FOR_ETA = 0.03
 
