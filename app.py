@@ -20,4 +20,5 @@ st.set_page_config(page_title=f"{nav.title} · Textbook Tutor", page_icon=":mate
                    layout="centered" if nav.url_path == ask.url_path else "wide")
 layout.sidebar_brand()
 resources.start_readiness()  # GET /ready for a load balancer, once per process, where TUTOR_READY_PORT names a port
+resources.warm_up()  # every shelf and model loaded once, in the background, before a student's first question
 nav.run()

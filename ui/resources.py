@@ -6,6 +6,7 @@ Embedder, library, audit log, tutor, page renderer, secrets and the data folders
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from tutor.store.backends import open_store
 from tutor.store.chapters import student_shelves
 from tutor.store.pages import PageImage, PageRenderer, PageUnavailable, find_pdf
 from tutor.store.shelf import check_name
+from tutor.warmup import WarmReport, warm_tutor
 
 APP_PATH = Path(__file__).resolve().parents[1] / "app.py"
 
@@ -107,6 +109,36 @@ def get_tutor(root: str, audit_path: str, kind: str, url: str | None = None):
     extractive, local or openai); an OpenAI-compatible server's address, model and key come from st.secrets
     ([llm] base_url/model/api_key) or the environment."""
     return build_tutor(get_library(root, kind, url), audit=get_audit(audit_path, url), secrets=_secrets())
+
+
+@st.cache_resource
+def _warm_up(_tutor, root: str, audit_path: str, kind: str, url: str | None = None) -> WarmReport:
+    """Once per server process and library (the first page run, the earliest Streamlit lets an app act): every shelf
+    and model of the shared tutor loaded in a background thread (tutor/warmup.py), so no student pays a shelf's
+    first-question cost. A student who asks sooner waits on the same cached loads, never on a second copy. (`_tutor`
+    is not hashed: the paths it was built from are the key.)"""
+    report = WarmReport()
+    threading.Thread(target=warm_tutor, args=(_tutor, report), name="tutor-warm-up", daemon=True).start()
+    return report
+
+
+def warm_up() -> WarmReport | None:
+    """Start (once per process) warming the shared tutor's shelves and models; returns the report it fills, or None
+    where the tutor cannot be built (the page that needs it says why).
+
+    The tutor itself is built here, in the page's thread (the Ask page builds it on this run anyway): built in the
+    warm-up thread, its imports and model set-up parsed Python source while Streamlit parsed the page script, and
+    CPython 3.11.7's parser is not safe for that ('SystemError: AST constructor recursion depth mismatch', seen in
+    tests/ui/test_pages.py). What the thread does is load files and run ONNX Runtime."""
+    import tutor.reader.e5_base  # noqa: F401 - imported here for the same reason: the thread only runs code
+    import tutor.retrieval.onnx_encoder  # noqa: F401
+
+    root, audit_path, kind, url = str(index_dir()), str(audit_db_path()), embedder_kind(), db_url()
+    try:
+        tutor = get_tutor(root, audit_path, kind, url)
+    except TutorError:
+        return None
+    return _warm_up(tutor, root, audit_path, kind, url)
 
 
 def _secrets() -> dict[str, Any]:

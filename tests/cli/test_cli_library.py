@@ -115,3 +115,11 @@ def test_ingest_of_a_loose_file_without_flags_is_a_clear_error(tmp_path, capsys)
     assert main(["--index-dir", str(tmp_path / "idx"), "ingest", str(loose), "--quiet"]) == 2
     assert "--class and --subject" in capsys.readouterr().err
     assert not (tmp_path / "idx").exists()
+
+
+def test_ingest_shows_the_whole_ingest_percentage_and_time_left(tmp_path):
+    res = run_cli("--index-dir", str(tmp_path / "idx"), "ingest", str(SAMPLE))
+    assert res.returncode == 0, res.stderr
+    bars = res.stderr.replace("\r", "\n")
+    assert re.search(r"overall +[1-9]\d?%\|.*\| about \d+ (min \d+ )?s left", bars), bars[-2000:]
+    assert re.search(r"overall 100%\|.*\| done", bars), bars[-2000:]

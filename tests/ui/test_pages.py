@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -1267,3 +1268,17 @@ def test_a_maintainer_releases_a_held_back_address_and_the_ask_page_quotes_it_un
     at.switch_page("pages/ask.py").run()
     at.chat_input[0].set_value(question).run()
     assert "crown glass" not in at.chat_message[-1].markdown[0].value
+
+
+def test_the_app_warms_every_shelf_once_at_start(env):
+    at = app()
+    assert not at.exception, at.exception
+    report = resources.warm_up()  # the once-per-process report the app's first run started (same tutor, same key)
+    for _ in range(3000):  # wait for the background thread (e5 loads too); no assertion on how long it took
+        if report.done:
+            break
+        time.sleep(0.1)
+    assert report.done and report.failed == {}
+    assert sorted(report.shelves) == ["10/science", "10/social-science"]
+    tutor = resources.get_tutor(str(env["index"]), str(env["audit"]), "hash", None)
+    assert set(tutor.library._cache) == set(tutor.library.keys())  # the students' tutor holds every shelf

@@ -238,7 +238,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from tutor.evaluation.bench import print_report, run_bench
 
     result = run_bench(args.libraries, args.index_dir, quick=args.quick, questions=args.questions, policy=args.policy,
-                       queries_only=args.queries_only)
+                       queries_only=args.queries_only, ingest_only=args.ingest_only)
     print_report(result)
     if args.json_out:
         write_json(args.json_out, result)
@@ -371,6 +371,9 @@ def register_bench(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quick", action="store_true", help="smaller scale sizes (for tests)")
     p.add_argument("--queries-only", action="store_true",
                    help="only retrieval recall and question latency: skip ingest, cold start and scale")
+    p.add_argument("--ingest-only", action="store_true",
+                   help="only the whole-library ingest (e5 vectors for Hindi questions included where the policy "
+                        "uses them)")
     p.add_argument("--questions", type=Path,
                    help="questions to time (default: <libraries>/../questions/ncert-class10.jsonl)")
     p.set_defaults(fn=cmd_bench)

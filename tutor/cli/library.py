@@ -16,14 +16,23 @@ if TYPE_CHECKING:
 
 
 def _progress_bar() -> Callable[[Progress], None]:
+    """A bar per stage (files read, chunks embedded) under one for the whole ingest: its percentage and time left
+    (tutor/ingest/progress.py, the estimate the Maintainers page shows)."""
     from tqdm import tqdm
 
+    from tutor.ingest.progress import eta_text
+
     bars: dict[str, tqdm] = {}
+    overall = tqdm(total=100, desc="estimating…", unit="%", bar_format="overall {percentage:3.0f}%|{bar}| {desc}")
 
     def on(p: Progress) -> None:
+        if p.overall is not None:
+            overall.n = round(p.overall * 100)
+            overall.set_description_str(eta_text(p.eta_s) if p.stage != "done" else "done")
         if p.stage == "done":
             for b in bars.values():
                 b.close()
+            overall.close()
             return
         bar = bars.get(p.stage)
         if bar is None or bar.total != p.total:

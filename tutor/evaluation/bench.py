@@ -138,7 +138,7 @@ def _prepare_shelves(library: Path, store, embedder: Embedder,
 
 
 def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, questions: Path | None = None,
-              policy: Path | None = None, queries_only: bool = False) -> dict[str, Any]:
+              policy: Path | None = None, queries_only: bool = False, ingest_only: bool = False) -> dict[str, Any]:
     """`python -m tutor bench`: every measurement of the plan (QUICK or FULL), the targets met or missed, the machine;
     progress on stderr. `index_dir` places the bench's shelves beside it (`<index_dir>/../bench-index`), or, when
     `TUTOR_DATABASE_URL` names a database, in namespaces of it (`namespace_for("bench", <library>)`). With
@@ -186,7 +186,10 @@ def run_bench(libraries: Path, index_dir: Path, *, quick: bool = False, question
             result["ingest_pages_per_s"] = ing["pages_per_s"]
             result["ingest_chunks_per_s"] = ing["chunks_per_s"]
             result["ingest_peak_mb"] = ing["peak_mb"]
-            log(f"  {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s ({ing['precision']})")
+            log(f"  {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s ({ing['engine']}, "
+                f"{ing['precision']}; e5 {ing['e5_s']} s on {ing['e5_engine']})")
+            if ingest_only:
+                return result
 
         # 2. the bench shelves (reused while the PDFs are unchanged), and their fp32 reference
         embedder = default_embedder()
@@ -276,6 +279,9 @@ def print_report(r: dict[str, Any]) -> None:
     def f(v: float | None, unit: str = "") -> str:
         return "   -   " if v is None else f"{v:8.2f}{unit}"
 
+    if "query_ms" not in r:  # --ingest-only
+        print_ingest(r["ingest"])
+        return
     print(f"bench ({r['plan']}): {r['questions']} questions x {r['rounds']} round(s) on {r['library']}")
     print(f"{'':28} {'p50':>9} {'p95':>9}")
     print(f"{'ours, end to end (ms)':28} {f(r['query_ms']['p50'])} {f(r['query_ms']['p95'])}")
@@ -290,11 +296,7 @@ def print_report(r: dict[str, Any]) -> None:
     if ing is None:
         print("ingest: skipped (--queries-only)")
     else:
-        print(f"ingest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s: {ing['pages_per_s']} "
-              f"pages/s, {ing['chunks_per_s']} chunks/s, peak {ing['peak_mb']} MB (main {ing['main_peak_mb']} + "
-              f"workers {ing['workers_peak_mb']})")
-        print(f"  of which embedding {ing['embed_s']} s ({ing['precision']}), extraction + chunking + writing "
-              f"{ing['extract_chunk_write_s']} s")
+        print_ingest(ing)
     rc = r["recall_at_5"]
     print(f"recall@5 (chapter, evidence chunks, {rc['questions']} answerable): fp32 {rc.get('reference_fp32')}, "
           f"{rc.get('fast_path_precision')} {rc.get('fast_path')}")
@@ -317,3 +319,13 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"cpu: {m.get('cpu_flags') or 'flags unknown'}; torch runs {m.get('torch_cpu_capability')} kernels "
           f"(ATEN_CPU_CAPABILITY={m.get('ATEN_CPU_CAPABILITY') or 'unset'}, ONEDNN_MAX_CPU_ISA="
           f"{m.get('ONEDNN_MAX_CPU_ISA') or 'unset'}); embeddings in {m['embed_precision']}")
+
+
+def print_ingest(ing: dict[str, Any]) -> None:
+    """The whole-library ingest's lines of the report."""
+    print(f"ingest: {ing['pages']} pages, {ing['chunks']} chunks in {ing['seconds']} s: {ing['pages_per_s']} "
+          f"pages/s, {ing['chunks_per_s']} chunks/s, peak {ing['peak_mb']} MB (main {ing['main_peak_mb']} + "
+          f"workers {ing['workers_peak_mb']})")
+    print(f"  of which MiniLM {ing['embed_s']} s ({ing.get('engine', 'torch')}, {ing['precision']}), e5 vectors for "
+          f"Hindi questions {ing.get('e5_s')} s ({ing.get('e5_engine')}), extraction + chunking + writing "
+          f"{ing['extract_chunk_write_s']} s")

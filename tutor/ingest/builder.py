@@ -7,11 +7,11 @@ budget, written and swapped) is one transaction, read best in one place.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +24,7 @@ from tutor.ingest import pdftext
 from tutor.ingest.chunking import ChapterInfo, chunk_pages, detect_chapter, mark_question_lists
 from tutor.ingest.hindi_pdf import fix_hindi_pages
 from tutor.ingest.pdftext import ExtractedPdf, extract_pdf
+from tutor.ingest.progress import Estimate, Progress, ProgressFn  # noqa: F401 - Progress: imported from here
 from tutor.retrieval.embedding import E5_NAME, MINILM_NAME, Embedder, embed_passages, embedder_by_name
 from tutor.safety.vocabulary import held_back_reason
 from tutor.store.shelf import ChapterEntry, Manifest, ShelfKey, ShelfStore, check_name
@@ -50,20 +51,6 @@ class IngestItem:
     @property
     def file(self) -> str:
         return self.name or self.path.name
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A progress event: the stage, how far along it is, and the file it concerns."""
-
-    stage: str  # "hash", "extract", "embed", "write", "done"
-    done: int
-    total: int
-    file: str = ""
-    message: str = ""
-
-
-ProgressFn = Callable[[Progress], None]
 
 
 @dataclass
@@ -199,21 +186,25 @@ def ingest(
     limits = (max_pages, max_mb, max_s)
     t0 = time.perf_counter()
     report = IngestReport()
-    emit = progress or (lambda _p: None)
     by_shelf: dict[ShelfKey, list[IngestItem]] = defaultdict(list)
     for it in items:
         by_shelf[ShelfKey(it.klass, it.subject)].append(it)
+    est = Estimate(len(by_shelf), cross_judge is not None)
+    emit = (lambda p: progress(est.update(p))) if progress else (lambda _p: None)
 
     # extract every file that needs it in one pool, largest first, so no worker idles between shelves; each shelf
     # then re-checks its files under its lock and uses these results (or extracts what changed meanwhile)
     digests = {str(it.path): sha256_file(it.path) for it in items}
-    pre = _extract_changed(items, digests, store, workers, ocr, limits)
-    for key, shelf_items in by_shelf.items():
+    pre = _extract_changed(items, digests, store, workers, ocr, limits, emit)
+    est.enter("shelves")
+    for n, (key, shelf_items) in enumerate(by_shelf.items()):
+        est.shelf(n)
         with store.lock(key.klass, key.subject):
             _ingest_shelf(key, shelf_items, store, embedder, emit, report, max_words, workers, index_type,
                           _fail_before_swap, pre, digests, ocr, limits)
     if cross_judge is not None:  # after the shelves' locks are let go: a cache, not part of any version
         from tutor.ingest.cross_vectors import warm_shelves
+        est.enter("cross")
         report.cross_lingual = warm_shelves(store, by_shelf, cross_judge, lambda d, t, m: emit(Progress(
             "embed", d, t, message=m)))
     report.seconds = time.perf_counter() - t0
@@ -234,7 +225,7 @@ def _is_current(it: IngestItem, digest: str, manifest: Manifest | None) -> bool:
 
 
 def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: ShelfStore,
-                     workers: int | None, ocr: bool = True, limits=(None, None)
+                     workers: int | None, ocr: bool = True, limits=(None, None), emit: ProgressFn | None = None
                      ) -> dict[tuple[str, str], ExtractedPdf | PdfRefused]:
     manifests: dict[ShelfKey, Manifest | None] = {}
     todo: list[tuple[IngestItem, str]] = []
@@ -255,7 +246,7 @@ def _extract_changed(items: list[IngestItem], digests: dict[str, str], store: Sh
         return {}
     todo.sort(key=lambda t: -t[0].path.stat().st_size)
     n_workers = workers if workers is not None else min(len(todo), os.cpu_count() or 1, 4)
-    results = _run_extract([it for it, _ in todo], n_workers, ocr, limits)
+    results = _run_extract([it for it, _ in todo], n_workers, ocr, limits, emit)
     return {(str(it.path), digest): res for (it, digest), res in zip(todo, results)}
 
 
@@ -413,12 +404,21 @@ def default_embedding(chapters) -> str:
     return MINILM_NAME
 
 
-def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True, limits=(None, None)
-                 ) -> list[ExtractedPdf | PdfRefused]:
-    if workers <= 1 or len(items) <= 1:
-        return [_extract(it, ocr, limits) for it in items]
-    with ProcessPoolExecutor(max_workers=workers) as ex:
-        return list(ex.map(_extract, items, [ocr] * len(items), [limits] * len(items)))
+def _run_extract(items: list[IngestItem], workers: int, ocr: bool = True, limits=(None, None),
+                 emit: ProgressFn | None = None) -> list[ExtractedPdf | PdfRefused]:
+    """Each item's text, in order; `emit` (the pool before the shelves) hears of each file read."""
+    out: list[ExtractedPdf | PdfRefused] = []
+    with contextlib.ExitStack() as stack:
+        if workers <= 1 or len(items) <= 1:
+            results = (_extract(it, ocr, limits) for it in items)
+        else:
+            ex = stack.enter_context(ProcessPoolExecutor(max_workers=workers))
+            results = ex.map(_extract, items, [ocr] * len(items), [limits] * len(items))
+        for it, res in zip(items, results):
+            out.append(res)
+            if emit is not None:
+                emit(Progress("extract", len(out), len(items), it.file))
+    return out
 
 
 def remove_chapter(store: ShelfStore, klass: str, subject: str, file: str) -> int:

