@@ -29,22 +29,20 @@ _REFUSED = {WHY: Reason.NO_REASON_IN_BOOK, EXAMPLE: Reason.NO_EXAMPLE_IN_BOOK, M
 _SIMPLER = ("simpl", "easier", "aasan", "asaan")  # "explain it more simply": the summary's wording first
 
 
+# per kind: the question the gate reads about a topic, and the plain refusal naming what the book lacks
+_ASKED = {WHY: "What is the reason for {}?", EXAMPLE: "What is an example of {}?", MORE: "Tell me more about {}."}
+_NONE = {WHY: "The book gives no reason for {}.", EXAMPLE: "The book gives no example of {}.",
+         MORE: "The book says nothing more about {} than the answer you have."}
+
+
 def kind_question(kind: str, topic: str) -> str:
     """The question the gate reads for a kind follow-up about `topic`."""
-    if kind == WHY:
-        return f"What is the reason for {topic}?"
-    if kind == EXAMPLE:
-        return f"What is an example of {topic}?"
-    return f"Tell me more about {topic}."
+    return _ASKED.get(kind, _ASKED[MORE]).format(topic)
 
 
 def none_message(kind: str, topic: str) -> str:
     """The plain refusal, naming what the book lacks: "The book gives no example of myopia." """
-    if kind == WHY:
-        return f"The book gives no reason for {topic}."
-    if kind == EXAMPLE:
-        return f"The book gives no example of {topic}."
-    return f"The book says nothing more about {topic} than the answer you have."
+    return _NONE.get(kind, _NONE[MORE]).format(topic)
 
 
 class KindFollowups:
