@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from tutor.answering.compose import draft_text
 from tutor.question import EXAMPLE, MORE, WHY, Question
 from tutor.reasons import Reason, Tier
@@ -92,7 +90,7 @@ class KindFollowups:
         at = {c.chunk_id: i for i, c in enumerate(shelf.chunks)}
         with timer.stage("embed"):
             qvec = self.library.embed_query(q.gate_text, shelf)
-        scores = [float(np.asarray(shelf.vectors[at[c.chunk_id]]) @ qvec) for c in chunks]
+        scores = [float(s) for s in shelf.cosines([at[c.chunk_id] for c in chunks], qvec)]
         hits = sorted((Hit(c, s, 0) for c, s in zip(chunks, scores)), key=lambda h: -h.score)
         hits = [replace(h, rank=i) for i, h in enumerate(hits)]
         with timer.stage("gate"):
