@@ -147,7 +147,7 @@ class PgShelf(Shelf):
         rows = self._run(f"SELECT embedding FROM {self.table} ORDER BY row", ())
         if not rows:
             return np.zeros((0, self.manifest.dim), dtype=np.float32)
-        return np.stack([np.asarray(r[0].to_numpy(), dtype=np.float32) for r in rows])
+        return np.stack([vector_array(r[0]) for r in rows])
 
     @property
     def lexical(self) -> PgLexical:
