@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tutor.evaluation.questions import json_rows
+
 if TYPE_CHECKING:
     from tutor.pipeline import Tutor
     from tutor.types import TutorAnswer
@@ -64,14 +66,11 @@ def is_kinds_file(path: str | Path) -> bool:
 def load_kind_conversations(path: str | Path) -> list[KindConversation]:
     """tests/data/followups-kinds.jsonl (schema in tests/data/README.md)."""
     out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                d = json.loads(line)
-                turns = tuple(Turn(t["question"], t["kind"], t["expect"], tuple(t.get("gold") or ()),
-                                   t.get("gold_file")) for t in d["turns"])
-                out.append(KindConversation(d["id"], str(d["class"]), d["subject"], d["library"], d["split"],
-                                            d["first"], turns, d.get("first_gold_file")))
+    for d in json_rows(path):
+        turns = tuple(Turn(t["question"], t["kind"], t["expect"], tuple(t.get("gold") or ()), t.get("gold_file"))
+                      for t in d["turns"])
+        out.append(KindConversation(d["id"], str(d["class"]), d["subject"], d["library"], d["split"], d["first"],
+                                    turns, d.get("first_gold_file")))
     return out
 
 

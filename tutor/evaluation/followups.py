@@ -2,14 +2,13 @@
 the first turn, with coverage and false acceptance counted as for single questions."""
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tutor.evaluation.evaluate import judge, summarise
-from tutor.evaluation.questions import Question
+from tutor.evaluation.questions import Question, json_rows, question_from_dict
 
 if TYPE_CHECKING:
     from tutor.pipeline import Tutor
@@ -27,16 +26,7 @@ class Conversation:
 
 def load_conversations(path: str | Path) -> list[Conversation]:
     """tests/data/followups.jsonl: the question schema of ../shared/data plus `first` (and `first_gold_file`)."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                d = json.loads(line)
-                q = Question(d["id"], d["question"], d["expect"], str(d["class"]), d["subject"], d["library"],
-                             d.get("gold_file"), tuple(d["gold_pages"]) if d.get("gold_pages") else None,
-                             tuple(d["answers"]) if d.get("answers") else None, d.get("origin", ""))
-                out.append(Conversation(d["id"], d["first"], q, d.get("first_gold_file")))
-    return out
+    return [Conversation(d["id"], d["first"], question_from_dict(d), d.get("first_gold_file")) for d in json_rows(path)]
 
 
 # how the follow-up is asked in each measured setting: the policy values that differ from the shipped policy

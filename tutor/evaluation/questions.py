@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,19 +27,26 @@ class Question:
     split: str | None = None
 
 
-def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
-    out = []
+def json_rows(path: str | Path) -> Iterator[dict]:
+    """The rows of a JSON-lines file (blank lines skipped): every question and conversation set here is one."""
     with open(path, encoding="utf-8") as f:
         for line in f:
-            if not line.strip():
-                continue
-            d = json.loads(line)
-            out.append(Question(
-                d["id"], d["question"], d["expect"], str(d["class"]), d["subject"], d["library"], d.get("gold_file"),
-                tuple(d["gold_pages"]) if d.get("gold_pages") else None,
-                tuple(d["answers"]) if d.get("answers") else None, d.get("origin", ""),
-                tuple(d[k] for k in ("gold_file_en", "gold_file_hi") if d.get(k)), d.get("split"),
-            ))
+            if line.strip():
+                yield json.loads(line)
+
+
+def question_from_dict(d: dict) -> Question:
+    """One row of a question set (schema: ../shared/data/README.md) as a Question."""
+    return Question(
+        d["id"], d["question"], d["expect"], str(d["class"]), d["subject"], d["library"], d.get("gold_file"),
+        tuple(d["gold_pages"]) if d.get("gold_pages") else None,
+        tuple(d["answers"]) if d.get("answers") else None, d.get("origin", ""),
+        tuple(d[k] for k in ("gold_file_en", "gold_file_hi") if d.get(k)), d.get("split"),
+    )
+
+
+def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
+    out = [question_from_dict(d) for d in json_rows(path)]
     return out[:limit] if limit else out
 
 
