@@ -17,7 +17,6 @@ ONNX files (copied from a tree that has them, or exported on the first question)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import statistics
@@ -36,6 +35,9 @@ from websockets.sync.client import connect
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+from tutor.cli.evaluation import write_json  # noqa: E402
+from tutor.evaluation.questions import json_rows  # noqa: E402
+
 from helpers_servers import free_port, serving  # noqa: E402
 
 QUESTIONS = ROOT.parent / "shared" / "data" / "questions" / "ncert-class10.jsonl"
@@ -168,7 +170,7 @@ def main() -> int:
     ap.add_argument("--students", default="1,5,20")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    qs = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
+    qs = list(json_rows(QUESTIONS))
     qs = [q["question"] for q in qs if q["subject"] == "science" and str(q["class"]) == "10"
           and q.get("expect") == "answer"]
     trees = [(t.split("=", 1)[0], Path(t.split("=", 1)[1]).resolve()) for t in args.tree]
@@ -186,8 +188,7 @@ def main() -> int:
                       f"{n} at once p50 {g['p50']:.2f} s p95 {g['p95']:.2f} s ({len(g['errors'])} errors; the app's "
                       f"CPU {g['app_cpu_s']:.1f} s in {g['wall_s']:.1f} s)" for n, g in rounds), flush=True)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2))
+        write_json(args.json, results)
     return 0
 
 
