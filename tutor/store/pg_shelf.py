@@ -158,7 +158,7 @@ class PgShelfStore:
             return
         try:
             # the extension first, in the default path (visible to every namespace): every _open registers its type
-            with psycopg.connect(self.url) as con:
+            with connect(self.url, autocommit=False) as con:
                 con.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
                 con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 try:
@@ -187,7 +187,7 @@ class PgShelfStore:
     def _schema_current(self) -> bool:
         """Whether the vector extension and every migration are there already (read without any lock)."""
         table = f'"{self.namespace}".shelf_schema_version' if self.namespace else "shelf_schema_version"
-        with psycopg.connect(self.url, autocommit=True) as con:
+        with connect(self.url) as con:
             ext, found = con.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector'),"
                                      " to_regclass(%s) IS NOT NULL", (table,)).fetchone()
             if not (ext and found):
@@ -387,7 +387,7 @@ class PgShelfStore:
         """Remove this store's namespace with every shelf in it (the bench's throw-away ingests)."""
         if not self.namespace:
             raise ValueError("only a namespace can be dropped: the default schema holds the app's shelves")
-        with psycopg.connect(self.url, autocommit=True) as con:
+        with connect(self.url) as con:
             con.execute(f'DROP SCHEMA IF EXISTS "{self.namespace}" CASCADE')
         self._ready = False
 
