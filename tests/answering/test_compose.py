@@ -83,6 +83,15 @@ def test_the_direct_answer_is_the_most_probable_span_of_the_kind_asked_for_above
     # the noun is in the span already, or the sentence goes on with another word: the span as it is
     ("Which lens corrects myopia?", "concave lens", "A concave lens corrects myopia.", "concave lens"),
     ("Which metal is liquid?", "Mercury", "Mercury is the only metal that is liquid.", "Mercury"),
+    # a number with the unit the book counts it in
+    ("What was the literacy rate of women?", "54", "The literacy rate among women is only 54 per cent.",
+     "54 per cent"),
+    ("What is the potential difference in India?", "220", "In India the potential difference is 220 V.", "220 V"),
+    ("How long is the road?", "1.5", "The road is 1.5 km long.", "1.5 km"),
+    ("What is normal body temperature?", "37", "Normal body temperature is 37 °C.", "37 °C"),
+    # a number followed by a word that is no unit: as it is
+    ("How many members were elected in 2019?", "2019", "In 2019 many members were elected.", "2019"),
+    ("How many states are there?", "28", "There are 28 states and 8 union territories.", "28 states"),
     # no noun asked for
     ("What is the SI unit of current?", "ampere", "The SI unit of current is ampere units.", "ampere"),
 ])

@@ -303,3 +303,29 @@ def test_held_out_split_is_by_article_and_chapter(tmp_path):
         else:
             assert heldout_chapter(q.id.split("-")[-1])
     assert split_questions(qs, "all", path) == qs
+
+
+def test_a_reading_whose_sentence_names_the_asked_noun_is_preferred_when_likely_enough():
+    from tutor.safety.answerability import Window
+
+    metals = chunk("met:0001", "Metals are good conductors. They are solids at room temperature, except mercury "
+                               "which is a liquid.")
+    nonmetals = chunk("met:0002", "The non-metals are either solids or gases except bromine which is a liquid.")
+    wins = [Window(h, 0, h.chunk.text, 0) for h in hits((metals, 0.8), (nonmetals, 0.7))]
+
+    def reading(win, span, p):
+        at = win.text.find(span)
+        return Reading(p, span, at, at + len(span))
+
+    readings = [reading(wins[0], "mercury", 0.98), reading(wins[1], "bromine", 0.6)]
+    # "which non-metal": the sentence naming non-metals wins over the more probable one that names only metals
+    assert finding(readings, wins, "non-metal").span == "bromine"
+    # no noun asked for, or the naming reading is less likely than not: the most probable reading, as before
+    assert finding(readings, wins).span == "mercury"
+    assert finding([readings[0], reading(wins[1], "bromine", 0.4)], wins, "non-metal").span == "mercury"
+    # "which metal": neither sentence names it ("non-metals" is another word): the most probable reading
+    assert finding(readings, wins, "metal").span == "mercury"
+    # a noun that names the answer's measure ("in which year") prefers nothing
+    years = [Window(h, 0, h.chunk.text, 0) for h in hits((chunk("y:1", "Ford came to India in 1995."), 0.8),
+                                                         (chunk("y:2", "In the year 2017 sales grew."), 0.7))]
+    assert finding([reading(years[0], "1995", 0.9), reading(years[1], "2017", 0.8)], years, "year").span == "1995"

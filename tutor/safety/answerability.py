@@ -90,13 +90,35 @@ def applies(question: Question | str, wins: Sequence[Window]) -> bool:
             and any(passage_language(w.text) == ENGLISH for w in wins))
 
 
-def finding(readings: Sequence, wins: Sequence[Window]) -> Finding | None:
+def finding(readings: Sequence, wins: Sequence[Window], noun: str = "") -> Finding | None:
     """The best reading with the sentence of its chunk that holds the span, and the reader's spans inside that
-    sentence."""
+    sentence. With `noun` (Question.asked_noun: "which non-metal ..."), a reading of P >= NOUN_P whose sentence names
+    that noun is preferred to a more probable one whose sentence does not: "The non-metals are ... except bromine
+    which is a liquid" over "They [metals] are solids ..., except mercury which is a liquid"."""
     if not readings:
         return None
-    i = max(range(len(readings)), key=lambda k: readings[k].probability)
-    r, w = readings[i], wins[i]
+    found = [(r.probability, _finding(r, w)) for r, w in zip(readings, wins)]
+    noun = "" if noun in _MEASURE_NOUNS else noun
+    named = [(p, f) for p, f in found if noun and f.sentence and p >= NOUN_P and _names(f.sentence, noun)]
+    return max(named or found, key=lambda pf: pf[0])[1]
+
+
+# nouns that name the answer's measure, not its class: "in which year" is answered by a sentence with a year in it,
+# not by one that says "year" ("in the year 2017")
+_MEASURE_NOUNS = frozenset("year years date century decade month day period time percentage number amount".split())
+# the least P a reading whose sentence names the asked noun needs to be preferred to a more probable one (more
+# likely than not to answer)
+NOUN_P = 0.5
+
+
+def _names(sentence: str, noun: str) -> bool:
+    """Whether the sentence names the noun, hyphenated compounds whole ("non-metals" names "non-metal", "metals"
+    does not)."""
+    return _stem(noun) in {_stem(w) for w in re.findall(r"[A-Za-z]+(?:-[A-Za-z]+)*", sentence)}
+
+
+def _finding(r, w: Window) -> Finding:
+    """One reading of window `w` as a Finding: the chunk's sentence that holds the span and the spans inside it."""
     chunk = w.hit.chunk
     sentence, page, inside = "", chunk.page_start, ()
     if r.span:
@@ -178,7 +200,7 @@ def span_finding(span_reader: ReaderModel | None, question: Question | str, deci
     if span_reader is None or not policy.span_reader or not decision.passed or not q.asks_fact:
         return found
     wins = windows(decision.candidates, policy.span_reader_windows or policy.reader_windows)
-    return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins) or found
+    return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins, q.asked_noun) or found
 
 
 def direct_answer(question: Question | str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
@@ -191,7 +213,7 @@ def direct_answer(question: Question | str, found: Finding, lead: str, policy: P
     needs = q.span_type
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):
-            shown = with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun)
+            shown = with_unit(with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun), lead)
             return (shown, p) if p >= policy.min_direct_answer_probability else ("", p)
     return "", None
 
@@ -210,6 +232,25 @@ def with_asked_noun(span: str, lead: str, noun: str) -> str:
     at = lead.find(span)
     after = re.match(r"\s+([A-Za-z][A-Za-z-]*)\b", lead[at + len(span):]) if at >= 0 else None
     return f"{span} {after.group(1)}" if after and _stem(after.group(1)) == _stem(noun) else span
+
+
+# what a number is counted in, when the book writes it right after the number: "54 per cent", "220 V", "1.5 km",
+# "3 crore", "25 °C" (symbols are matched as written: "V" is volts, "v" is not)
+_UNIT = re.compile(
+    r"\s*(per\s+cent|percent|%|°\s?[CF]|(?:(?:kilo|centi|milli|micro)?(?:metre|meter|gram|litre|liter|volt|ampere|watt|"
+    r"joule|ohm|hertz|newton|pascal|second|calorie|tonne)s?|dioptres?|kelvin|crores?|lakhs?|millions?|billions?|"
+    r"thousands?|hundreds?|hectares?|acres?|years?|months?|days?|hours?|minutes?|degrees?|km/h|"
+    r"(?:k|c|m|µ|n)?(?:m|g|l|L|V|A|W|J|Hz|N|Pa|s)|Ω|kWh|D)(?:\s*(?:2|3|²|³)\b)?)(?![A-Za-z])")
+
+
+def with_unit(span: str, lead: str) -> str:
+    """A span that ends in a number with the unit the book writes right after it: "54" -> "54 per cent", "220" ->
+    "220 V" (a bare number answers "how much" only half). Any other span as it is."""
+    if not re.search(r"\d(?:[.,]\d+)?$", span):
+        return span
+    at = lead.find(span)
+    unit = _UNIT.match(lead[at + len(span):]) if at >= 0 else None
+    return f"{span}{unit.group(0).rstrip()}" if unit else span
 
 
 def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source], question: Question | str = "",
