@@ -10,7 +10,7 @@ import numpy as np
 import psycopg
 import pytest
 
-import tutor.store.pg_shelf as pg_shelf
+import tutor.store.pg_schema as pg_schema
 import tutor.store.pg_version as pg_version
 from tutor.errors import TutorError
 from tutor.retrieval.lexical import LexicalIndex
@@ -114,9 +114,9 @@ def test_a_process_starting_while_a_shelf_is_written_does_not_wait(store, monkey
 
 
 def test_a_migration_that_cannot_get_its_lock_fails_with_a_message_instead_of_queueing(pg_url, tmp_path, monkeypatch):
-    monkeypatch.setattr(pg_shelf, "MIGRATION_LOCK_TIMEOUT", "200ms")
+    monkeypatch.setattr(pg_schema, "MIGRATION_LOCK_TIMEOUT", "200ms")
     with psycopg.connect(pg_url) as held:  # another process in the middle of a migration
-        held.execute("SELECT pg_advisory_xact_lock(%s)", (pg_shelf._SCHEMA_LOCK,))
+        held.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema._SCHEMA_LOCK,))
         with pytest.raises(TutorError, match="being changed by another process"):
             PgShelfStore(pg_url, tmp_path / "index").keys()
     assert PgShelfStore(pg_url, tmp_path / "index").keys() == []  # released: the migration runs
