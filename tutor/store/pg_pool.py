@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
-from psycopg import sql
+from psycopg import ClientCursor, sql
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -139,16 +140,39 @@ def local_settings(policy: Policy) -> dict[str, str]:
 
 
 def set_local(con: psycopg.Connection, settings: dict[str, str], schema: str | None = None) -> None:
-    """Set `settings` (name -> value) for the connection's current transaction only, in one statement, and put the
-    Postgres schema `schema` first on its search_path (before the path's own entries, where the vector extension's
-    type lives). The caller is inside a transaction: on an autocommit connection set_config(..., true) would end with
-    its own statement."""
+    """Set `settings` (name -> value) for the connection's current transaction only, and put the Postgres schema
+    `schema` first on its search_path (before the path's own entries, where the vector extension's type lives). The
+    caller is inside a transaction: on an autocommit connection use `run_with_settings`."""
+    statement = settings_sql(settings, schema)
+    if statement is not None:
+        con.execute(statement)
+
+
+def settings_sql(settings: dict[str, str], schema: str | None = None) -> sql.Composed | None:
+    """One SELECT of set_config(..., true) calls doing what `set_local` describes (None: nothing to set)."""
     parts = [sql.SQL("set_config({}, {}, true)").format(sql.Literal(k), sql.Literal(v)) for k, v in settings.items()]
     if schema:
         parts.append(sql.SQL("set_config('search_path', {} || ', ' || current_setting('search_path'), true)")
                      .format(sql.Literal(f'"{schema}"')))
-    if parts:
-        con.execute(sql.SQL("SELECT ") + sql.SQL(", ").join(parts))
+    return sql.SQL("SELECT ") + sql.SQL(", ").join(parts) if parts else None
+
+
+def run_with_settings(con: psycopg.Connection, query: str, args: Sequence | dict, settings: dict[str, str],
+                      schema: str | None = None) -> list[tuple]:
+    """The rows of `query` on an autocommit connection, run with `settings` and `schema` (as `set_local`) in force
+    for it alone, in one round trip: the settings and the query go as one multi-statement message (client-side
+    binding), which PostgreSQL runs as one implicit transaction, so set_config(..., true) holds for the query and
+    ends with it. A BEGIN, SET and COMMIT around it cost three more round trips, each a wait for the server's turn
+    on a busy machine (measured +9 ms a search on 2 shared cores, 2026-11-27)."""
+    prefix = settings_sql(settings, schema)
+    if prefix is None:
+        return con.execute(query, args).fetchall()
+    text = prefix.as_string(con)
+    with ClientCursor(con) as cur:
+        # the settings' literals are rendered already: a % in them must not be read as a placeholder
+        cur.execute(f"{text.replace('%', '%%') if args else text}; {query}", args or None)
+        cur.nextset()
+        return cur.fetchall()
 
 
 def _reset(con: psycopg.Connection) -> None:

@@ -41,7 +41,7 @@ from psycopg.types.json import Json
 
 from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound
 from tutor.store.faiss_index import build_index
-from tutor.store.pg_pool import borrow, connect, set_local, transaction_settings
+from tutor.store.pg_pool import borrow, connect, run_with_settings, set_local, transaction_settings
 from tutor.store.pg_schema import migrate
 from tutor.store.pg_uploads import PgUploads
 from tutor.store.pg_version import PgShelf, drop_version_sql, load_version, vector_array, version_table
@@ -123,8 +123,8 @@ class PgShelfStore:
         return []
 
     def _run_read(self, con: psycopg.Connection, sql: str, args: Sequence | dict, hnsw: bool) -> list[tuple]:
-        """One read, in a transaction of its own where it needs settings (the namespace's search_path, HNSW's
-        breadth, a transaction pooler's timeouts), set in it (pg_pool.set_local): never on the session, where a
+        """One read, with the settings it needs (the namespace's search_path, HNSW's breadth, a transaction pooler's
+        timeouts) in force for it alone (pg_pool.run_with_settings, one round trip): never on the session, where a
         transaction pooler would lose them between two statements and leave them on a connection another client
         gets."""
         settings = transaction_settings(self.url)
@@ -132,11 +132,7 @@ class PgShelfStore:
             if self.ef_search is None:
                 self.ef_search = policy_ef_search()  # read once: the policy file is not read per question
             settings["hnsw.ef_search"] = str(int(self.ef_search))
-        if not settings and not self.namespace:
-            return con.execute(sql, args).fetchall()
-        with con.transaction():
-            set_local(con, settings, self.namespace)
-            return con.execute(sql, args).fetchall()
+        return run_with_settings(con, sql, args, settings, self.namespace)
 
     def keys(self) -> list[ShelfKey]:
         rows = self._read("SELECT class, subject FROM shelves WHERE current_version IS NOT NULL")
