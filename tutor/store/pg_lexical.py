@@ -48,11 +48,13 @@ def write_lexical(cur, table: str, index: LexicalIndex) -> int:
     with cur.copy(f"COPY {table}_post (kind, key, row, w) FROM STDIN WITH (FORMAT BINARY)") as copy:
         copy.write(_BINARY_HEADER)
         for kind, keys, rows, ws in ((BM25, bm25.row, bm25.col, bm25.data), (TRIGRAM, tri.col, tri.row, tri.data)):
-            keep = ws > 0
-            for start in range(0, int(keep.sum()), 1_000_000):
+            # a million postings at a time, each slice filtered alone: filtering the whole arrays for every slice
+            # made a shelf's write quadratic in its postings and held full-size copies (100M postings at 1M chunks)
+            for start in range(0, len(ws), 1_000_000):
                 part = slice(start, start + 1_000_000)
-                copy.write(_binary_rows(kind, keys[keep][part], rows[keep][part], ws[keep][part]))
-            n += int(keep.sum())
+                keep = ws[part] > 0
+                copy.write(_binary_rows(kind, keys[part][keep], rows[part][keep], ws[part][keep]))
+                n += int(keep.sum())
         copy.write(b"\xff\xff")  # the binary format's trailer: -1 fields
     with cur.copy(f"COPY {table}_vocab (kind, id, word, term, idf) FROM STDIN") as copy:
         for term, i in index.vocab.items():
