@@ -13,7 +13,7 @@ import pytest
 import tutor.store.pg_schema as pg_schema
 import tutor.store.pg_version as pg_version
 from tutor.errors import TutorError
-from tutor.retrieval.lexical import LexicalIndex
+from tutor.retrieval.lexical import LexicalIndex, trigrams
 from tutor.retrieval.search import hybrid_search
 from tutor.store.pg_shelf import PgShelfStore
 from tutor.store.shelf import Manifest, ShelfStore
@@ -150,6 +150,31 @@ def test_the_lexical_side_in_the_database_ranks_as_the_in_process_index(store):
         assert in_db.correct(q, 0.5) == local.correct(q, 0.5)
     assert 4 not in {r for r, _ in in_db.search_bm25("What is photosynthesis? Explain", 7)}  # the exercise: never
 
+
+def test_on_a_large_shelf_a_questions_most_common_trigrams_are_left_out_of_its_sum(store, monkeypatch):
+    """Issue 36: beyond PRUNE_MIN_DOCS chunks the trigrams in more than PRUNE_MAX_SHARE of them are not summed (their
+    postings cover most of a large shelf: most of a question's lexical time). Here the size is lowered to this
+    shelf's: "plant" (in every chunk) is left out, the rarer trigrams still find the chunk, with a score under the
+    whole sum's. At the real size (this shelf, every NCERT shelf, is far below it) the sum is whole, as above."""
+    import tutor.store.pg_lexical as pg_lexical
+
+    texts = [f"{w} grows on the plant" for w in ("root", "stem", "leaf", "flower", "seed", "fruit")] + [
+        "chlorophyll grows on the plant"]
+    write(store, texts)
+    lexical = store.load("10", "science").lexical
+    sent: list[set[int]] = []
+    run = lexical._run
+    lexical._run = lambda sql, args=(), **kw: (sent.append(set(args["keys"])), run(sql, args, **kw))[1]
+    whole = lexical.search_trigram("chlorophyll plant", 3)
+    monkeypatch.setattr(pg_lexical, "PRUNE_MIN_DOCS", 3)
+    monkeypatch.setattr(pg_lexical, "PRUNE_MAX_SHARE", 0.5)
+    pruned = lexical.search_trigram("chlorophyll plant", 3)
+    plant = {lexical.tri_vocab[g] for g in trigrams("plant")}  # in every chunk
+    assert plant <= sent[0] and sent[1] == sent[0] - plant
+    assert whole[0][0] == pruned[0][0] == 6 and pruned[0][1] < whole[0][1]
+    assert [r for r, _ in pruned] == [6]  # the other chunks matched only on "plant"
+    monkeypatch.setattr(pg_lexical, "PRUNE_MAX_SHARE", 0.01)  # every trigram that common: the rarest are kept
+    assert lexical.search_trigram("plant", 3) and sent[-1] == plant
 
 def test_hybrid_search_on_postgres_gives_the_faiss_backends_hits(store, tmp_path):
     write(store, TEXTS)
