@@ -218,3 +218,18 @@ def test_a_version_written_before_its_own_tables_still_loads_and_the_next_write_
     assert "v1" not in store.versions("10", "science")
     with psycopg.connect(store.url) as con:
         assert con.execute("SELECT count(*) FROM shelf_chunks").fetchone()[0] == 0
+
+
+def test_a_version_whose_table_lost_rows_is_named_damaged(store):
+    """A replica checks a version's table against its manifest by its first and last row (the primary key's two ends,
+    not a count of the whole table): rows lost at either end, or all of them, name the version damaged."""
+    from tutor.errors import ShelfDamaged
+
+    write(store, TEXTS)
+    table = store._read("SELECT chunk_table FROM shelf_versions")[0][0]
+    assert len(store.load("10", "science")) == len(TEXTS)
+    for lose in (f"row = {len(TEXTS) - 1}", "row = 0", "true"):
+        with psycopg.connect(store.url, autocommit=True) as con:
+            con.execute(f"DELETE FROM {table} WHERE {lose}")
+        with pytest.raises(ShelfDamaged, match="inconsistent"):
+            store.load("10", "science")
