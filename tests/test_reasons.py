@@ -67,7 +67,8 @@ def test_coverage_gaps_leave_out_answers_empty_questions_errors_missing_shelves_
     # about the book either, nor does a "Why?" with no earlier answer
     assert {r for r in Reason if not r.is_coverage_gap} == {
         Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF, Reason.UNREAD_LANGUAGE,
-        Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.LIBRARY_UNREACHABLE, Reason.NO_EARLIER_ANSWER}
+        Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.LIBRARY_UNREACHABLE, Reason.LIBRARY_BUSY,
+        Reason.NO_EARLIER_ANSWER}
     assert Reason.NO_EXAMPLE_IN_BOOK.is_coverage_gap and Reason.NO_REASON_IN_BOOK.is_coverage_gap
     assert Reason.LOW_CONFIDENCE.is_coverage_gap and Reason.NOT_ANSWERABLE.is_coverage_gap
     assert not Reason.ANSWERED.is_refusal and all(r.is_refusal for r in Reason if r is not Reason.ANSWERED)

@@ -99,8 +99,20 @@ def is_disk_full(e: BaseException) -> bool:
 def is_database_unreachable(e: BaseException) -> bool:
     """Whether an error says the shared PostgreSQL database cannot be reached now (connection refused or dropped, the
     server shutting down, no pooled connection in time: psycopg's OperationalError and InterfaceError), as opposed to
-    a bug. Without psycopg imported no database was used, so nothing can be unreachable."""
+    a bug, or to a server that answered that it gave up on a statement (is_database_too_slow). Without psycopg
+    imported no database was used, so nothing can be unreachable."""
     import sys
 
     psycopg = sys.modules.get("psycopg")
-    return psycopg is not None and isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))
+    return (psycopg is not None and isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))
+            and not is_database_too_slow(e))
+
+
+def is_database_too_slow(e: BaseException) -> bool:
+    """Whether the database server, up and answering, cancelled a statement for time: statement_timeout
+    (QueryCanceled) or lock_timeout (LockNotAvailable). psycopg files both under OperationalError, as it does a
+    dropped connection, but nothing is down: the question is not saved for later, it is refused as busy."""
+    import sys
+
+    psycopg = sys.modules.get("psycopg")
+    return psycopg is not None and isinstance(e, (psycopg.errors.QueryCanceled, psycopg.errors.LockNotAvailable))

@@ -14,7 +14,14 @@ from tutor.answering.extractive import Answerer, ExtractiveAnswerer, OnToken
 from tutor.audit.log import AuditLog
 from tutor.audit.releases import ReleaseSync
 from tutor.budget import StageTimer
-from tutor.errors import EmptyQuestion, QuestionTimeout, ShelfDamaged, ShelfNotFound, is_database_unreachable
+from tutor.errors import (
+    EmptyQuestion,
+    QuestionTimeout,
+    ShelfDamaged,
+    ShelfNotFound,
+    is_database_too_slow,
+    is_database_unreachable,
+)
 from tutor.kind_followups import KindFollowups
 from tutor.policy import Policy
 from tutor.question import Question
@@ -66,6 +73,14 @@ if TYPE_CHECKING:  # the judge module loads the LLM client; only its verdict typ
 Judge = Callable[[str, list[Hit]], "JudgeVerdict"]  # tutor.answering.llm_judge.AnswerabilityJudge
 RERANK_FALLBACK = "reranker failed/timed out: fell back to retrieval scores"
 JUDGE_FALLBACK = "answerability judge failed/timed out: the gate's decision stands"
+
+
+def error_reason(e: Exception) -> Reason:
+    """The refusal for a question a stage raised on: the database too slow (the server cancelled a statement for
+    time), the database unreachable (said plainly, and the question spooled by the audit log), or a fault."""
+    if is_database_too_slow(e):
+        return Reason.LIBRARY_BUSY
+    return Reason.LIBRARY_UNREACHABLE if is_database_unreachable(e) else Reason.ANSWERER_ERROR
 
 
 class Tutor(KindFollowups):
@@ -173,8 +188,7 @@ class Tutor(KindFollowups):
         except ShelfDamaged as e:  # this shelf is isolated; every other shelf keeps answering
             ans = refuse(Reason.SHELF_DAMAGED, timer, decided_by=Tier.ERROR, error=str(e))
         except Exception as e:  # noqa: BLE001 - the student gets a refusal, the log gets the failure
-            ans = refuse(Reason.LIBRARY_UNREACHABLE if is_database_unreachable(e) else Reason.ANSWERER_ERROR, timer,
-                         decided_by=Tier.ERROR, error=f"{type(e).__name__}: {e}",  # an outage said plainly: spooled
+            ans = refuse(error_reason(e), timer, decided_by=Tier.ERROR, error=f"{type(e).__name__}: {e}",
                          llm_called=self.answerer.uses_llm and "answer" in timer.ms)
         if res.cues or q.reading or question != typed:  # the student's own words are what the log and the page show
             read = (f"read the {q.read_from} question as {q.reading!r}",) if q.reading else (

@@ -200,6 +200,11 @@ class Reason(StrEnum):
         "The library is not reachable right now; your question is saved. Please ask again in a few minutes.",
         "पुस्तकालय से अभी संपर्क नहीं हो पा रहा है; आपका प्रश्न सहेज लिया गया है। कृपया कुछ मिनट बाद फिर से पूछिए।",
     )
+    LIBRARY_BUSY = (
+        "library_busy", "Library busy",
+        "The library is too busy to answer right now. Please ask again in a minute.",
+        "पुस्तकालय अभी बहुत व्यस्त है और उत्तर नहीं दे पाया। कृपया एक मिनट बाद फिर से पूछिए।",
+    )
     FOLLOWUP_NOT_COVERED = (
         "followup_not_covered", "Follow-up not in the book",
         "Your textbook's pages about what we were talking about do not say this, so I won't guess.",
@@ -241,10 +246,10 @@ class Reason(StrEnum):
         """A refusal that points at something missing from the shelf, not at the question's form or a fault.
 
         Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors, missing
-        shelves, questions asked while the shared database was unreachable, questions in a script the tutor cannot
-        read, Hindi words its dictionary lacks and questions about nothing the shelf is about (off-topic: who won the
-        IPL), a follow-up ("Why?") with no earlier answer to read it against, and answered rows, which are not
-        refusals.
+        shelves, questions asked while the shared database was unreachable or too busy, questions in a script the
+        tutor cannot read, Hindi words its dictionary lacks and questions about nothing the shelf is about (off-topic:
+        who won the IPL), a follow-up ("Why?") with no earlier answer to read it against, and answered rows, which are
+        not refusals.
         """
         return self not in _NOT_COVERAGE_GAPS
 
@@ -253,7 +258,7 @@ class Reason(StrEnum):
 # lacks, and neither does one about nothing the shelf is about (its best evidence under offtopic_max_score)
 _NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
                                 Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS, Reason.OFF_TOPIC,
-                                Reason.LIBRARY_UNREACHABLE, Reason.NO_EARLIER_ANSWER})
+                                Reason.LIBRARY_UNREACHABLE, Reason.LIBRARY_BUSY, Reason.NO_EARLIER_ANSWER})
 # the refusals that say the book lacks something: for a question whose reading kept Hindi words the dictionary could
 # not read they become UNREAD_WORDS (the book may hold the answer under the English word)
 BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT, Reason.NO_CLEAR_WINNER,

@@ -205,3 +205,33 @@ def test_only_a_connection_failure_counts_as_an_outage_not_a_bug_or_a_bad_statem
     assert not is_database_unreachable(psycopg.errors.UniqueViolation("duplicate key"))  # answered: a bug or data
     assert not is_database_unreachable(psycopg.errors.UndefinedTable("no such table"))
     assert not is_database_unreachable(RuntimeError("the answerer broke"))
+
+
+# ---------------------------------------------------------------- a slow database is not a down one
+
+
+@pytest.mark.parametrize("timeout", ["statement", "lock"])
+def test_a_question_the_server_cancels_for_time_is_refused_as_busy_logged_and_not_counted_as_an_outage(
+        pg_url, tmp_path, timeout):
+    """Issue 36: a statement cancelled by statement_timeout (QueryCanceled) or a lock wait given up (lock_timeout:
+    LockNotAvailable) was read as the library being down: refused `library_unreachable` ("your question is saved"),
+    and the reader dropped its sound connection and ran the statement again, doubling the wait. The server answered:
+    the student now reads that the library is busy, the question is logged as usual (not spooled), and the reader
+    keeps its connection."""
+    p = load_policy(env={}).with_values(**{f"database_{timeout}_timeout_s": 0.3})
+    pg_pool.pool_for(pg_url, p)
+    tutor = tutor_on(pg_url, tmp_path)
+    assert not tutor.ask(LENS_Q, "10", "science").was_refusal
+    store = tutor.library.store
+    reader_pid = store._read_con.info.backend_pid
+    with psycopg.connect(pg_url) as blocker:  # a long maintenance transaction holds the shelf pointers
+        blocker.execute("LOCK TABLE shelves IN ACCESS EXCLUSIVE MODE")
+        slow = tutor.ask("What is refraction?", "10", "science")
+    assert slow.was_refusal and slow.reason == Reason.LIBRARY_BUSY, slow.error
+    assert slow.message == Reason.LIBRARY_BUSY.en and "saved" not in slow.message
+    assert ("QueryCanceled" if timeout == "statement" else "LockNotAvailable") in slow.error
+    assert store._read_con.info.backend_pid == reader_pid  # the same connection, not run again on a new one
+    assert tutor.audit.spooled() == 0
+    assert [r["reason"] for r in tutor.audit.rows() if r["question"] == "What is refraction?"] == ["library_busy"]
+    assert not Reason.LIBRARY_BUSY.is_coverage_gap
+    assert not tutor.ask(LENS_Q, "10", "science").was_refusal  # the lock gone, it answers at once

@@ -204,7 +204,7 @@ def test_the_database_search_runs_at_the_policys_hnsw_breadth(store, monkeypatch
     monkeypatch.setenv("TUTOR_PG_EF_SEARCH", "321")
     write(store, LIGHT)
     store.current_version("10", "science")  # opens the questions' connection
-    assert store._read("SHOW hnsw.ef_search") == [("321",)]
+    assert store._read("SHOW hnsw.ef_search", hnsw=True) == [("321",)]
 
 
 def test_a_fresh_database_without_the_vector_extension_gets_it_at_the_first_write(pg_server, tmp_path):

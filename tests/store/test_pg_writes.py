@@ -10,10 +10,10 @@ import numpy as np
 import psycopg
 import pytest
 
-import tutor.store.pg_shelf as pg_shelf
+import tutor.store.pg_schema as pg_schema
 import tutor.store.pg_version as pg_version
 from tutor.errors import TutorError
-from tutor.retrieval.lexical import LexicalIndex
+from tutor.retrieval.lexical import LexicalIndex, trigrams
 from tutor.retrieval.search import hybrid_search
 from tutor.store.pg_shelf import PgShelfStore
 from tutor.store.shelf import Manifest, ShelfStore
@@ -114,9 +114,9 @@ def test_a_process_starting_while_a_shelf_is_written_does_not_wait(store, monkey
 
 
 def test_a_migration_that_cannot_get_its_lock_fails_with_a_message_instead_of_queueing(pg_url, tmp_path, monkeypatch):
-    monkeypatch.setattr(pg_shelf, "MIGRATION_LOCK_TIMEOUT", "200ms")
+    monkeypatch.setattr(pg_schema, "MIGRATION_LOCK_TIMEOUT", "200ms")
     with psycopg.connect(pg_url) as held:  # another process in the middle of a migration
-        held.execute("SELECT pg_advisory_xact_lock(%s)", (pg_shelf._SCHEMA_LOCK,))
+        held.execute("SELECT pg_advisory_xact_lock(%s)", (pg_schema._SCHEMA_LOCK,))
         with pytest.raises(TutorError, match="being changed by another process"):
             PgShelfStore(pg_url, tmp_path / "index").keys()
     assert PgShelfStore(pg_url, tmp_path / "index").keys() == []  # released: the migration runs
@@ -150,6 +150,31 @@ def test_the_lexical_side_in_the_database_ranks_as_the_in_process_index(store):
         assert in_db.correct(q, 0.5) == local.correct(q, 0.5)
     assert 4 not in {r for r, _ in in_db.search_bm25("What is photosynthesis? Explain", 7)}  # the exercise: never
 
+
+def test_on_a_large_shelf_a_questions_most_common_trigrams_are_left_out_of_its_sum(store, monkeypatch):
+    """Issue 36: beyond PRUNE_MIN_DOCS chunks the trigrams in more than PRUNE_MAX_SHARE of them are not summed (their
+    postings cover most of a large shelf: most of a question's lexical time). Here the size is lowered to this
+    shelf's: "plant" (in every chunk) is left out, the rarer trigrams still find the chunk, with a score under the
+    whole sum's. At the real size (this shelf, every NCERT shelf, is far below it) the sum is whole, as above."""
+    import tutor.store.pg_lexical as pg_lexical
+
+    texts = [f"{w} grows on the plant" for w in ("root", "stem", "leaf", "flower", "seed", "fruit")] + [
+        "chlorophyll grows on the plant"]
+    write(store, texts)
+    lexical = store.load("10", "science").lexical
+    sent: list[set[int]] = []
+    run = lexical._run
+    lexical._run = lambda sql, args=(), **kw: (sent.append(set(args["keys"])), run(sql, args, **kw))[1]
+    whole = lexical.search_trigram("chlorophyll plant", 3)
+    monkeypatch.setattr(pg_lexical, "PRUNE_MIN_DOCS", 3)
+    monkeypatch.setattr(pg_lexical, "PRUNE_MAX_SHARE", 0.5)
+    pruned = lexical.search_trigram("chlorophyll plant", 3)
+    plant = {lexical.tri_vocab[g] for g in trigrams("plant")}  # in every chunk
+    assert plant <= sent[0] and sent[1] == sent[0] - plant
+    assert whole[0][0] == pruned[0][0] == 6 and pruned[0][1] < whole[0][1]
+    assert [r for r, _ in pruned] == [6]  # the other chunks matched only on "plant"
+    monkeypatch.setattr(pg_lexical, "PRUNE_MAX_SHARE", 0.01)  # every trigram that common: the rarest are kept
+    assert lexical.search_trigram("plant", 3) and sent[-1] == plant
 
 def test_hybrid_search_on_postgres_gives_the_faiss_backends_hits(store, tmp_path):
     write(store, TEXTS)
@@ -193,3 +218,18 @@ def test_a_version_written_before_its_own_tables_still_loads_and_the_next_write_
     assert "v1" not in store.versions("10", "science")
     with psycopg.connect(store.url) as con:
         assert con.execute("SELECT count(*) FROM shelf_chunks").fetchone()[0] == 0
+
+
+def test_a_version_whose_table_lost_rows_is_named_damaged(store):
+    """A replica checks a version's table against its manifest by its first and last row (the primary key's two ends,
+    not a count of the whole table): rows lost at either end, or all of them, name the version damaged."""
+    from tutor.errors import ShelfDamaged
+
+    write(store, TEXTS)
+    table = store._read("SELECT chunk_table FROM shelf_versions")[0][0]
+    assert len(store.load("10", "science")) == len(TEXTS)
+    for lose in (f"row = {len(TEXTS) - 1}", "row = 0", "true"):
+        with psycopg.connect(store.url, autocommit=True) as con:
+            con.execute(f"DELETE FROM {table} WHERE {lose}")
+        with pytest.raises(ShelfDamaged, match="inconsistent"):
+            store.load("10", "science")

@@ -75,7 +75,7 @@ def replica(url: str, queries: np.ndarray, ef_search: Sequence[int], k: int, que
     rss_loaded = _rss_mb()
     runs = {}
     for ef in ef_search:
-        store._read("SELECT set_config('hnsw.ef_search', %s, false)", (str(int(ef)),))
+        store.ef_search = int(ef)
         found, ms = [], []
         for q in queries:
             t = time.perf_counter()

@@ -5,18 +5,24 @@ Why a pool: a new connection per audit write and per shelf write cost more than 
 server caps connections); a pool bounds them and keeps them warm. Why these settings: `prepare_threshold=None` and no
 session state between transactions (a returned connection is `DISCARD ALL`ed), so the app also works behind a
 transaction pooler (PgBouncer, `pool_mode = transaction`), where consecutive transactions of one client may run on
-different server connections. TCP keepalives find a server that vanished without closing its sockets; the connect
-timeout and the pool's wait bound how long a question waits on a database that is down (it is then refused plainly,
-tutor/pipeline.py, and saved: the audit log's spool). A connection held for long (the shelf store's reader) is not
-lent by the pool but opened with its settings (`connect`), so it never holds a slot for good.
+different server connections. What a transaction needs set (the pooler's statement and lock timeouts here, a
+shelf namespace's search_path and HNSW's breadth in tutor/store/pg_shelf.py) is therefore set inside it with
+`set_local` (`set_config(..., true)`, which ends with the transaction), never on the session: a session setting
+would stay on whichever server connection PgBouncer lent, and be missing from the next one. TCP keepalives find a
+server that vanished without closing its sockets; the connect timeout and the pool's wait bound how long a question
+waits on a database that is down (it is then refused plainly, tutor/pipeline.py, and saved: the audit log's spool).
+A connection held for long (the shelf store's reader) is not lent by the pool but opened with its settings
+(`connect`), so it never holds a slot for good.
 """
 from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+from psycopg import ClientCursor, sql
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -78,6 +84,7 @@ class _Pool(ConnectionPool):
         conn._handed_back = True
         super()._add_to_pool(conn)
 
+    local_settings: dict[str, str] = {}  # what each transaction sets first (the timeouts behind a transaction pooler)
     last_error = ""  # why the latest attempt to open a connection failed ("" after one that worked)
 
     def _connect(self, timeout: float | None = None):
@@ -120,6 +127,54 @@ def _ms(seconds: float) -> int:
     return int(round(seconds * 1000))
 
 
+def local_settings(policy: Policy) -> dict[str, str]:
+    """The settings each transaction sets for itself: behind a transaction pooler the statement and lock timeouts
+    the policy gives (which cannot travel as startup options there, and would not hold as session settings; a 0, no
+    limit, is not sent, so a timeout set on the role still holds); none directly on PostgreSQL, where the startup
+    options already set them for the connection's life."""
+    if not policy.database_transaction_pooler:
+        return {}
+    timeouts = {"statement_timeout": policy.database_statement_timeout_s,
+                "lock_timeout": policy.database_lock_timeout_s}
+    return {name: f"{_ms(s)}ms" for name, s in timeouts.items() if s > 0}
+
+
+def set_local(con: psycopg.Connection, settings: dict[str, str], schema: str | None = None) -> None:
+    """Set `settings` (name -> value) for the connection's current transaction only, and put the Postgres schema
+    `schema` first on its search_path (before the path's own entries, where the vector extension's type lives). The
+    caller is inside a transaction: on an autocommit connection use `run_with_settings`."""
+    statement = settings_sql(settings, schema)
+    if statement is not None:
+        con.execute(statement)
+
+
+def settings_sql(settings: dict[str, str], schema: str | None = None) -> sql.Composed | None:
+    """One SELECT of set_config(..., true) calls doing what `set_local` describes (None: nothing to set)."""
+    parts = [sql.SQL("set_config({}, {}, true)").format(sql.Literal(k), sql.Literal(v)) for k, v in settings.items()]
+    if schema:
+        parts.append(sql.SQL("set_config('search_path', {} || ', ' || current_setting('search_path'), true)")
+                     .format(sql.Literal(f'"{schema}"')))
+    return sql.SQL("SELECT ") + sql.SQL(", ").join(parts) if parts else None
+
+
+def run_with_settings(con: psycopg.Connection, query: str, args: Sequence | dict, settings: dict[str, str],
+                      schema: str | None = None) -> list[tuple]:
+    """The rows of `query` on an autocommit connection, run with `settings` and `schema` (as `set_local`) in force
+    for it alone, in one round trip: the settings and the query go as one multi-statement message (client-side
+    binding), which PostgreSQL runs as one implicit transaction, so set_config(..., true) holds for the query and
+    ends with it. A BEGIN, SET and COMMIT around it cost three more round trips, each a wait for the server's turn
+    on a busy machine (measured +9 ms a search on 2 shared cores, 2026-11-27)."""
+    prefix = settings_sql(settings, schema)
+    if prefix is None:
+        return con.execute(query, args).fetchall()
+    text = prefix.as_string(con)
+    with ClientCursor(con) as cur:
+        # the settings' literals are rendered already: a % in them must not be read as a placeholder
+        cur.execute(f"{text.replace('%', '%%') if args else text}; {query}", args or None)
+        cur.nextset()
+        return cur.fetchall()
+
+
 def _reset(con: psycopg.Connection) -> None:
     """A handed-back connection forgets its session (search_path, SETs, advisory locks held by mistake), so the next
     borrower, maybe the audit log, never inherits a shelf namespace's search_path."""
@@ -140,13 +195,16 @@ def pool_for(url: str, policy: Policy | None = None) -> ConnectionPool:
                          timeout=p.database_pool_timeout_s,
                          reset=None if p.database_transaction_pooler else _reset,
                          reconnect_timeout=RECONNECT_GIVE_UP_S, open=True, name=redact(url))
+            pool.local_settings = local_settings(p)
             _pools[url] = pool
         return pool
 
 
 def borrow(url: str, autocommit: bool = False) -> PooledConnection:
     """A connection from the pool (psycopg_pool.PoolTimeout, an OperationalError, when none comes within the policy's
-    database_pool_timeout_s: the database is down or every connection is busy). Hand it back with `with` or close()."""
+    database_pool_timeout_s: the database is down or every connection is busy). Hand it back with `with` or close().
+    Behind a transaction pooler a unit of work (not autocommit) starts its transaction with the timeouts set in it,
+    so its `with` block is one transaction that holds them (a borrower that commits midway loses them)."""
     pool = pool_for(url)
     # while the last attempt to connect failed (an outage) a borrower waits briefly: a question is refused at once,
     # not after the full wait at each of its reads; its own request still makes the pool try again
@@ -154,10 +212,17 @@ def borrow(url: str, autocommit: bool = False) -> PooledConnection:
     try:
         con.autocommit = autocommit
         con.row_factory = tuple_row  # the audit log asks for dicts on its own connections
+        if not autocommit:
+            set_local(con, pool.local_settings)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def transaction_settings(url: str) -> dict[str, str]:
+    """What each transaction on the database `url` sets first (`local_settings` of its pool's policy)."""
+    return dict(pool_for(url).local_settings)
 
 
 def connect(url: str, autocommit: bool = True) -> psycopg.Connection:

@@ -11,8 +11,9 @@ manifest and vocabulary, never its vectors: every question is searched in the da
 Locks: one writer per shelf, a transaction-level advisory lock keyed by a hash of the shelf's name
 (`pg_try_advisory_xact_lock`), so a second ingest of the same shelf, from any process, fails at once with ShelfBusy,
 while other shelves' writes and process starts never wait on it (a transaction-level lock also survives a
-transaction pooler). Migrations run in their own transaction under a `lock_timeout`, and a process whose schema is
-current takes no lock at all.
+transaction pooler). Migrations (tutor/store/pg_schema.py) run in their own transaction under a `lock_timeout`, and
+a process whose schema is current takes no lock at all. What a read needs set (a namespace's search_path, HNSW's
+breadth, a transaction pooler's timeouts) is set inside its own transaction, never on the reader's session.
 
 Versions written before migration 3 load whole from `shelf_chunks`, searched as on disk, until the shelf's next write.
 
@@ -38,68 +39,16 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg.types.json import Json
 
-from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound, TutorError
+from tutor.errors import ShelfBusy, ShelfDamaged, ShelfNotFound
 from tutor.store.faiss_index import build_index
-from tutor.store.pg_pool import borrow, connect
+from tutor.store.pg_pool import borrow, connect, run_with_settings, set_local, transaction_settings
+from tutor.store.pg_schema import migrate
 from tutor.store.pg_uploads import PgUploads
 from tutor.store.pg_version import PgShelf, drop_version_sql, load_version, vector_array, version_table
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, check_names, previous_intact_version, sort_keys
 from tutor.types import Chunk
 
-# numbered, only ever appended (recorded in shelf_schema_version), as the audit log's
-MIGRATIONS: list[str] = [
-    # 1: shelves, their versions and chunks
-    """
-    CREATE EXTENSION IF NOT EXISTS vector;
-    CREATE TABLE shelves (
-        class TEXT NOT NULL,
-        subject TEXT NOT NULL,
-        current_version TEXT,
-        PRIMARY KEY (class, subject)
-    );
-    CREATE TABLE shelf_versions (
-        class TEXT NOT NULL,
-        subject TEXT NOT NULL,
-        version TEXT NOT NULL,
-        manifest JSON NOT NULL,
-        created TIMESTAMPTZ NOT NULL DEFAULT now(),
-        PRIMARY KEY (class, subject, version)
-    );
-    CREATE TABLE shelf_chunks (
-        class TEXT NOT NULL,
-        subject TEXT NOT NULL,
-        version TEXT NOT NULL,
-        row INTEGER NOT NULL,
-        chunk JSON NOT NULL,
-        dim INTEGER NOT NULL,
-        embedding vector NOT NULL,
-        PRIMARY KEY (class, subject, version, row),
-        FOREIGN KEY (class, subject, version) REFERENCES shelf_versions ON DELETE CASCADE
-    );
-    """,
-    # 2: the uploaded PDFs, kept so that any app process can rebuild a shelf from them (tutor/store/pg_uploads.py)
-    """
-    CREATE TABLE uploads (
-        class TEXT NOT NULL,
-        subject TEXT NOT NULL,
-        file TEXT NOT NULL,
-        sha256 TEXT NOT NULL,
-        data BYTEA NOT NULL,
-        created TIMESTAMPTZ NOT NULL DEFAULT now(),
-        PRIMARY KEY (class, subject, file)
-    );
-    """,
-    # 3: each version in tables of its own (tutor/store/pg_version.py), named here, with its lexical statistics
-    """
-    ALTER TABLE shelf_versions ADD COLUMN chunk_table TEXT, ADD COLUMN lexical JSON;
-    """,
-]
 _NAMESPACE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-_SCHEMA_LOCK = 0x7368656C66  # "shelf": processes starting together migrate (and add indexes) one at a time
-
-
-MIGRATION_LOCK_TIMEOUT = "10s"  # a process start that finds another migrating fails with a message, never queues
-
 
 def policy_ef_search() -> int:
     from tutor.policy import load_policy
@@ -119,6 +68,7 @@ class PgShelfStore:
         self.last_write: dict[str, float] = {}  # seconds of each step of this store's last write (the bench's)
         self._held: dict[ShelfKey, int] = {}  # shelves this store's threads hold the lock of -> thread id
         self._read_con: psycopg.Connection | None = None  # the questions' small reads share one open connection
+        self.ef_search: int | None = None  # HNSW's breadth for this store's searches (None: the policy's pg_ef_search)
         self._read_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self.uploads = PgUploads(self)  # the kept PDFs (tutor/ingest/uploads.py reads them through this)
@@ -133,13 +83,10 @@ class PgShelfStore:
         # an autocommit one (the long-held reader, a session lock) of its own, with the pool's settings
         con = connect(self.url) if autocommit else borrow(self.url)
         try:
-            if self.namespace:
-                # the namespace first, then the database's own path (where the vector extension's type lives); kept
-                # for the session (is_local false: the pool's reset forgets it), committed so a rollback cannot undo it
-                con.execute("SELECT set_config('search_path', %s || ', ' || current_setting('search_path'), false)",
-                            (f'"{self.namespace}"',))
-                if not autocommit:
-                    con.commit()
+            if self.namespace and not autocommit:
+                # the namespace first, for this unit of work's transaction only (the reader sets it per read, _read):
+                # a session setting would stay behind on the server connection a transaction pooler lent
+                set_local(con, {}, self.namespace)
             if not getattr(con, "vector_ready", False):  # once per pooled connection: it looks the type up
                 register_vector(con)
                 con.vector_ready = True
@@ -149,71 +96,43 @@ class PgShelfStore:
         return con
 
     def _migrate(self) -> None:
-        """Bring the schema up to date, each step in its own short transaction under MIGRATION_LOCK_TIMEOUT; a
-        schema already current costs one read and takes no lock, so a start never waits behind a shelf write."""
-        if self._ready:
-            return
-        if self._schema_current():
+        """Bring the schema up to date (tutor/store/pg_schema.py), once per store."""
+        if not self._ready:
+            migrate(self.url, self.namespace, self._open)
             self._ready = True
-            return
-        try:
-            # the extension first, in the default path (visible to every namespace): every _open registers its type
-            with connect(self.url, autocommit=False) as con:
-                con.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
-                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                try:
-                    con.execute("CREATE EXTENSION IF NOT EXISTS vector")
-                except psycopg.errors.InsufficientPrivilege as e:
-                    raise TutorError(f"the database has no pgvector extension and this role may not create it: run "
-                                     f"`CREATE EXTENSION vector;` once as the database's owner ({e})") from e
-                if self.namespace:
-                    con.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.namespace}"')
-            with self._open() as con:
-                con.execute(f"SET LOCAL lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'")
-                con.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-                con.execute("CREATE TABLE IF NOT EXISTS shelf_schema_version (version INTEGER NOT NULL)")
-                row = con.execute("SELECT version FROM shelf_schema_version").fetchone()
-                if row is None:
-                    con.execute("INSERT INTO shelf_schema_version VALUES (0)")
-                version = row[0] if row else 0
-                for n, sql in enumerate(MIGRATIONS[version:], start=version + 1):
-                    con.execute(sql)
-                    con.execute("UPDATE shelf_schema_version SET version = %s", (n,))
-        except psycopg.errors.LockNotAvailable as e:
-            raise TutorError(f"the shelf database's schema is being changed by another process (waited "
-                             f"{MIGRATION_LOCK_TIMEOUT}): start again in a minute ({e})") from e
-        self._ready = True
-
-    def _schema_current(self) -> bool:
-        """Whether the vector extension and every migration are there already (read without any lock)."""
-        table = f'"{self.namespace}".shelf_schema_version' if self.namespace else "shelf_schema_version"
-        with connect(self.url) as con:
-            ext, found = con.execute("SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector'),"
-                                     " to_regclass(%s) IS NOT NULL", (table,)).fetchone()
-            if not (ext and found):
-                return False
-            row = con.execute(f"SELECT version FROM {table}").fetchone()
-        return row is not None and row[0] == len(MIGRATIONS)
 
     # ------------------------------------------------------------------ reading
-    def _read(self, sql: str, args: Sequence | dict = ()) -> list[tuple]:
+    def _read(self, sql: str, args: Sequence | dict = (), *, hnsw: bool = False) -> list[tuple]:
         """Rows of one read-only statement on the store's open connection (autocommit: each statement sees what is
         committed when it runs). Every question reads the shelf list and each shelf's live version (and, on a large
         shelf, its nearest chunks), and every drawn source its shelf's manifest: a new connection for each cost more
-        than the statements themselves."""
+        than the statements themselves. `hnsw`: an HNSW search, run at `ef_search`."""
         with self._read_lock:
             for attempt in (1, 2):  # a connection the server dropped is opened again once
                 try:
                     if self._read_con is None or self._read_con.closed:
                         self._read_con = self._connect(autocommit=True)
-                        # the breadth at which HNSW finds >= 0.95 of the exact ten (policy; bench-pgshelf measures it)
-                        self._read_con.execute(f"SET hnsw.ef_search = {int(policy_ef_search())}")
-                    return self._read_con.execute(sql, args).fetchall()
+                    return self._run_read(self._read_con, sql, args, hnsw)
                 except psycopg.OperationalError:
-                    self._read_con = None
+                    con, self._read_con = self._read_con, None
+                    if con is not None and not con.closed and not con.broken:
+                        self._read_con = con  # the server answered (a statement timeout, a lock wait): still sound
+                        raise
                     if attempt == 2:
                         raise
         return []
+
+    def _run_read(self, con: psycopg.Connection, sql: str, args: Sequence | dict, hnsw: bool) -> list[tuple]:
+        """One read, with the settings it needs (the namespace's search_path, HNSW's breadth, a transaction pooler's
+        timeouts) in force for it alone (pg_pool.run_with_settings, one round trip): never on the session, where a
+        transaction pooler would lose them between two statements and leave them on a connection another client
+        gets."""
+        settings = transaction_settings(self.url)
+        if hnsw:  # the breadth at which HNSW finds >= 0.95 of the exact ten (policy; bench-pgshelf measures it)
+            if self.ef_search is None:
+                self.ef_search = policy_ef_search()  # read once: the policy file is not read per question
+            settings["hnsw.ef_search"] = str(int(self.ef_search))
+        return run_with_settings(con, sql, args, settings, self.namespace)
 
     def keys(self) -> list[ShelfKey]:
         rows = self._read("SELECT class, subject FROM shelves WHERE current_version IS NOT NULL")
@@ -258,11 +177,15 @@ class PgShelfStore:
         if table is None:
             return self._load_whole(manifest, version)
         try:
-            (n,) = self._read(f"SELECT count(*) FROM {table}")[0]
+            # rows 0..n-1 under a primary key, all written by one COPY: the first and the last (two probes of the
+            # key's index) say whether the table holds the manifest's chunks. Counting them read the whole table,
+            # most of a cold replica's 7 s first question at a million chunks
+            first, last = self._read(f"SELECT min(row), max(row) FROM {table}")[0]
         except psycopg.errors.UndefinedTable as e:
             raise ShelfDamaged(klass, subject, f"{version}'s table {table} is missing", version) from e
-        if n != manifest.n_chunks or not meta:
-            raise ShelfDamaged(klass, subject, f"{version} is inconsistent: {n} chunk rows for the "
+        n = 0 if last is None else int(last) + 1
+        if first not in (0, None) or n != manifest.n_chunks or not meta:
+            raise ShelfDamaged(klass, subject, f"{version} is inconsistent: chunk rows {first} to {last} for the "
                                                f"{manifest.n_chunks} its manifest lists", version)
         return PgShelf(manifest, version, table, meta, self._read)
 

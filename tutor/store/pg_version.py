@@ -28,7 +28,7 @@ from tutor.types import Chunk
 HNSW_M, HNSW_EF_CONSTRUCTION = 16, 64  # pgvector's defaults; bench-pgshelf measures recall with them
 CHUNK_CACHE = 2048  # rows of chunks a loaded shelf keeps (bounded: memory does not grow with the shelf)
 
-Run = Callable[[str, Sequence | dict], list[tuple]]
+Run = Callable[..., list[tuple]]  # run(sql, args, hnsw=False): the store's read (PgShelfStore._read)
 
 
 def index_build_memory(n: int, dim: int) -> str:
@@ -169,7 +169,8 @@ class PgShelf(Shelf):
             return []
         q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
         rows = self._run(f"SELECT row, 1 - (embedding <=> %(q)s), chunk FROM {self.table}"
-                         f" ORDER BY embedding <=> %(q)s LIMIT %(n)s", {"q": q, "n": min(int(k), len(self.chunks))})
+                         f" ORDER BY embedding <=> %(q)s LIMIT %(n)s", {"q": q, "n": min(int(k), len(self.chunks))},
+                         hnsw=True)
         return [self._keep(r, c, cos) for r, cos, c in rows]
 
     def cosines(self, rows: list[int], query_vec: np.ndarray) -> np.ndarray:
