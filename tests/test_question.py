@@ -1,5 +1,5 @@
 """The question read once (tutor/question.py, issue 38): what Question.read makes of typed text, the facts it works
-out once, and the gate run on a Question built by hand."""
+out once, and the gate, lexical retrieval, the answerers and the suggestions run on a Question built by hand."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -7,10 +7,19 @@ from dataclasses import replace
 import pytest
 
 import tutor.question as question_module
+import tutor.text.lexical_terms as lexical_terms
+from tutor.answering.extractive import ExtractiveAnswerer
+from tutor.answering.llm_answerer import LLMAnswerer
 from tutor.question import DEVANAGARI, EXAMPLE, HINGLISH, LATIN, MORE, WHY, Question, followup_kind
+from tutor.reasons import Reason
+from tutor.retrieval.lexical import LexicalIndex
 from tutor.safety.gate import decide
+from tutor.suggestions import suggest_instead
+from tutor.testing import FakeLLM
 from tutor.text.terms import TermStats
+from tutor.types import Source
 
+from helpers_llm import prompt_text
 from helpers_safety import LIGHT, check, hits, policy
 
 REFRACTION = LIGHT[0]
@@ -110,3 +119,66 @@ def test_a_follow_up_asks_a_kind_only_in_a_closed_form(typed, kind):
 ])
 def test_the_noun_a_question_asks_for(typed, noun):
     assert Question.read(typed).asked_noun == noun
+
+
+def _hindi_question(asked: str) -> Question:
+    """A Devanagari question as the pipeline leaves it: read as English, resolved, misspelt word still in `asked`."""
+    return Question(typed="प्रकाश का अपवर्तन क्या है?", text="प्रकाश का अपवर्तन क्या है?", language="hi",
+                    script=DEVANAGARI, reading="What is refraction of light?", read_from="Hindi",
+                    resolved="What is refraction of light?", asked=asked)
+
+
+def test_lexical_search_reads_a_question_built_by_hand_as_its_english_reading():
+    index = LexicalIndex([c.text for c in LIGHT], include=[c.is_evidence for c in LIGHT])
+    q = _hindi_question("What is refraction of light?")
+    assert [w for w, _ in q.index_words] == ["refraction", "light"]
+    assert index.search_bm25(q, 3)[0][0] == 0 and index.search_trigram(q, 3)[0][0] == 0  # the refraction chunk
+    # the same lists as the English question typed: the Devanagari words are never what retrieval reads
+    assert index.search_bm25(q, 3) == index.search_bm25("What is refraction of light?", 3)
+    assert index.search_trigram(q, 3) == index.search_trigram("What is refraction of light?", 3)
+    assert 3 not in {i for i, _ in index.search_bm25(q, 4)}  # the exercise restating it is not indexed
+
+
+def test_the_spelling_repair_and_the_fuzzy_terms_read_the_questions_pieces():
+    index = LexicalIndex([c.text for c in LIGHT])
+    q = _hindi_question("What is refracton of light?")
+    assert q.pieces[2] == ("refracton", 0, 0, "refracton") and q.pieces[-1] == ("light?", 0, 1, "light")
+    # the repair reads what the gate reads before it is made: the resolved reading
+    asked, fixes = index.correct(replace(q, resolved="What is refracton of light?", asked=""), 0.5)
+    assert asked == "What is refraction of light?" and [f.match for f in fixes] == ["refraction"]
+    weights, fuzzy = index.query_terms(q, 0.5)
+    assert weights["light"] == 1.0 and 0.5 <= weights["refraction"] < 1.0 and fuzzy[0].word == "refracton"
+    assert index.correct(q, 0.0) == ("What is refracton of light?", [])  # no repair asked for: as written
+
+
+def test_the_lexical_side_tokenises_the_question_once(monkeypatch):
+    calls = []
+    real = lexical_terms.words
+    monkeypatch.setattr("tutor.question.words", lambda t: calls.append(t) or real(t))
+    index = LexicalIndex([c.text for c in LIGHT])
+    q = _hindi_question("What is refraction of light?")
+    index.search_bm25(q, 3, 0.5), index.search_trigram(q, 3), index.query_terms(q, 0.5), index.trigram_scores(q)
+    assert calls == ["What is refraction of light?"]
+
+
+def test_the_answerers_and_the_suggestions_take_the_question_built_by_hand():
+    q = _hindi_question("What is refraction of light?")
+    p = policy(min_confidence=0.5, min_mean_confidence=0.0)
+    d = decide(q, hits((REFRACTION, 0.7)), p, STATS)
+    sources = [Source.from_hit(1, d.evidence[0])]
+    draft = ExtractiveAnswerer().answer(q, sources, list(d.candidates), p)
+    assert draft.text.startswith("Refraction is the bending of light") and draft.sentences[0].citations == (1,)
+    llm = FakeLLM(reply="Refraction is the bending of light. [1]")
+    LLMAnswerer(llm).answer(q, sources, list(d.candidates), p)
+    prompt = prompt_text(llm.chats[0])
+    assert "Question: What is refraction of light?" in prompt and "अपवर्तन" not in prompt  # q.stated, in English
+    assert q.stated == "What is refraction of light?"
+    assert suggest_instead(q, hits((REFRACTION, 0.4)), Reason.LOW_CONFIDENCE, STATS)[0].section == "10.1 Refraction"
+    assert suggest_instead(replace(q, asked="What is a tectonic plate?"), hits((REFRACTION, 0.4)),
+                           Reason.LOW_CONFIDENCE, STATS) == ()  # no word of the question in the section
+
+
+def test_a_definition_question_names_its_term():
+    assert Question.of("What is meant by refraction?").defines == "refraction"
+    assert Question.of("Define the power of a lens.").defines == "power of a lens"
+    assert Question.of("What is it?").defines == "" and Question.of("Why does light bend?").defines == ""

@@ -113,3 +113,61 @@ def test_no_stage_below_the_pipeline_reads_the_questions_language_again():
     """Retrieval, the gate, the reader, the answerer and the checks take the Question the pipeline made; they detect
     only passages' languages (tutor.text.language.passage_language)."""
     assert stage_rereads(_modules()) == {}
+
+
+# the text tools that tokenise, stem or scan a text: called on the question only in tutor/question.py, once (issue 38)
+TEXT_TOOL_MODULES = ("text/terms.py", "text/lexical_terms.py", "text/normalize.py")
+QUESTION_TEXTS = {"question", "asked"}  # what the stages have called a question's raw text
+QUESTION_FIELDS = {"typed", "gate_text", "asked", "resolved", "reading", "stated"}  # a Question's texts
+READING_STAGES = STAGES + ("tutor.suggestions", "tutor.store.pg_lexical")
+# not on the question path: they build the reader's training examples from SQuAD rows, whose questions are plain text
+TRAINING = {"tutor.reader.examples", "tutor.reader.squad_train"}
+
+
+def text_tools() -> set[str]:
+    """Every public function of the text modules that read words, terms, numbers, names or negation."""
+    out = set()
+    for rel in TEXT_TOOL_MODULES:
+        tree = ast.parse((TUTOR / rel).read_text(encoding="utf-8"))
+        out |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+    return out
+
+
+def _names_the_question(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in QUESTION_TEXTS
+               or isinstance(n, ast.Attribute) and n.attr in QUESTION_FIELDS for n in ast.walk(node))
+
+
+def question_rereads(modules: dict[str, Path], tools: set[str]) -> list[str]:
+    """Calls, in the stages below the pipeline, of a text tool on the question's text: `content_terms(question)`,
+    `words(q.gate_text)` (module:line tool)."""
+    out = []
+    for m, path in sorted(modules.items()):
+        if not m.startswith(READING_STAGES) or m in TRAINING:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name in tools and any(_names_the_question(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                out.append(f"{m}:{node.lineno} {name}")
+    return out
+
+
+def test_the_text_tools_are_found_and_the_reread_finder_sees_a_tokenised_question(tmp_path):
+    tools = text_tools()
+    assert {"content_terms", "term_set", "tokens", "stem", "key_numbers", "negated", "words", "index_term",
+            "trigrams", "normalize_for_matching"} <= tools
+    stage = tmp_path / "lexical.py"
+    stage.write_text("def search(question, q, chunk):\n    return words(question), terms(q.gate_text), "
+                     "stem(chunk.text), q.index_words\n")
+    assert question_rereads({"tutor.retrieval.lexical": stage}, tools) == ["tutor.retrieval.lexical:2 words",
+                                                                     "tutor.retrieval.lexical:2 terms"]
+    stage.write_text("def search(q, chunk):\n    return content_terms(q.asked), term_set(chunk.text)\n")
+    assert question_rereads({"tutor.suggestions": stage}, tools) == ["tutor.suggestions:2 content_terms"]
+
+
+def test_no_stage_below_the_pipeline_tokenises_the_question_again():
+    """Lexical retrieval, the gate, the answerers and the suggestions read the Question's terms, words, trigrams,
+    numbers and names, worked out once in tutor/question.py; they tokenise only passages."""
+    assert question_rereads(_modules(), text_tools()) == []

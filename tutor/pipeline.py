@@ -221,7 +221,7 @@ class Tutor(KindFollowups):
         asked, notes = question, []  # what retrieval and the gate read: the question with its misspelt words mended
         if p.correct_spelling and p.retriever != "dense":
             with timer.stage("spelling"):
-                asked, fixes = shelf.lexical.correct(question, p.fuzzy_min_similarity)
+                asked, fixes = shelf.lexical.correct(q, p.fuzzy_min_similarity)
             notes += [f"read {f.word!r} as {f.match!r} (a word of the shelf one or two letters away)" for f in fixes]
             timer.check("spelling")
         q = replace(q, asked=asked, repairs=tuple(notes))
@@ -229,7 +229,7 @@ class Tutor(KindFollowups):
             qvec = self.library.embed_query(asked, shelf)
         timer.check("embed")
         with timer.stage("search"):
-            hits = self.library.retrieve(asked, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
+            hits = self.library.retrieve(q, shelf, qvec, p)  # dense or hybrid, per the policy; scores are cosines
             # every other shelf's best evidence score, so a refusal can name the subject the question belongs to
             others = [(s.key, s.best) for s in self.library.shelf_scores(asked, k=5, query_vec=qvec)
                       if s.key != shelf.key and s.best > -1.0]
@@ -282,7 +282,7 @@ class Tutor(KindFollowups):
                 question, klass, subject, "library", decision.reason, timer, checks=decision.checks,
                 confidence=decision.confidence, message=message, near_misses=near, decided_by=decision.tier,
                 sources=tuple(Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)),
-                suggestions=suggest_instead(asked, hits, decision.reason, stats), other_shelf=other_label,
+                suggestions=suggest_instead(q, hits, decision.reason, stats), other_shelf=other_label,
                 measures=decision.values, notes=tuple(notes), llm_called=reranker_llm, lang=lang,
             ), understood=q.understood())
         sources = [Source.from_hit(i + 1, h) for i, h in enumerate(decision.evidence)]
@@ -294,7 +294,7 @@ class Tutor(KindFollowups):
                           sources: list[Source], near: tuple[Source, ...], timer: StageTimer, shelf: Shelf | None,
                           on_token: OnToken | None = None, notes: list[str] | None = None,
                           found: Finding | None = None, given: Draft | None = None) -> TutorAnswer:
-        notes, question, lang = list(notes or ()), q.resolved or q.gate_text, q.language
+        notes, question, lang = list(notes or ()), q.stated, q.language
         policy = self._policy_for(shelf)
         gate_checks, measures = decision.checks, dict(decision.values)
         llm = self.answerer.uses_llm and given is None
@@ -317,7 +317,7 @@ class Tutor(KindFollowups):
                                          lang=lang)
         timer.check("judge" if self.judge is not None else "gate")
         with timer.stage("answer"):
-            draft = given or self.answerer.answer(question, sources, list(decision.candidates), policy,
+            draft = given or self.answerer.answer(q, sources, list(decision.candidates), policy,
                                                   on_token=on_token)
         timer.check("answer")
         direct = ""  # the reader's span leads an extractive answer; direct_p (shown or not) calibrates the bar

@@ -14,11 +14,13 @@ strings, for the stages that read a string that is not the question (a test, a c
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_language, latin_language, unread_script
+from tutor.text.lexical_terms import index_term, trigrams, words
 from tutor.text.normalize import collapse_glyphs
 from tutor.text.terms import TermStats, content_terms, has_devanagari, key_numbers, name_phrases, negated, valid_text
 
@@ -68,6 +70,12 @@ class Question:
     @property
     def gate_text(self) -> str:
         return self.asked or self.resolved or self.reading or self.text
+
+    @property
+    def stated(self) -> str:
+        """The question as the answer and its refusals state it: resolved against the conversation, before any
+        spelling repair (what an LLM answerer writes to, what the log's `question` holds after the pipeline)."""
+        return self.resolved or self.gate_text
 
     @cached_property
     def detected_language(self) -> str:
@@ -122,6 +130,42 @@ class Question:
         return asked_noun(self.gate_text)
 
     @cached_property
+    def defines(self) -> str:
+        """The term a "What is X?" or "Define X" question asks to have defined, as written ("" when it asks for no
+        definition, or the term holds no content word): the gate looks for a sentence that defines it."""
+        m = _ASKS_DEFINITION.match(self.gate_text.strip())
+        return m.group("term") if m and content_terms(m.group("term")) else ""
+
+    # ------------------------------------------------------------------ what lexical retrieval reads, worked out once
+    @cached_property
+    def index_words(self) -> tuple[tuple[str, str], ...]:
+        """Each matching-side word of what the gate reads that has an index term, with that term, in order, repeats
+        kept (tutor/text/lexical_terms.py): BM25 weighs the terms, the fuzzy matcher reads the words."""
+        return tuple((w, t) for w in words(self.gate_text) if (t := index_term(w)) is not None)
+
+    @cached_property
+    def trigram_counts(self) -> tuple[tuple[str, int], ...]:
+        """How often each character trigram occurs in those words, in the order first seen: the trigram retriever's
+        query vector."""
+        counts: Counter[str] = Counter()
+        for w, _ in self.index_words:
+            counts.update(trigrams(w))
+        return tuple(counts.items())
+
+    @cached_property
+    def pieces(self) -> tuple[tuple[str, int, int, str], ...]:
+        """What the gate reads split at single spaces, each piece with the length of its leading and trailing
+        punctuation and its one matching-side word ("" when it holds none, or several): what the spelling repair reads
+        and writes back (tutor/retrieval/lexical.py, LexicalIndex.correct)."""
+        out = []
+        for piece in self.gate_text.split(" "):
+            lead = len(piece) - len(piece.lstrip("\"'“‘(["))
+            trail = len(piece) - len(piece.rstrip("\"'”’)].,;:?!।"))
+            ws = words(piece[lead : len(piece) - trail] if trail else piece[lead:])
+            out.append((piece, lead, trail, ws[0] if len(ws) == 1 else ""))
+        return tuple(out)
+
+    @cached_property
     def in_devanagari(self) -> bool:
         """Any Devanagari letter in the student's own words."""
         return has_devanagari(self.text)
@@ -174,6 +218,10 @@ _TYPE_NAMES = [("a number", _ANSWER_TYPES[0][1]), ("a time", _ANSWER_TYPES[1][1]
                ("a number", _HINDI_ANSWER_TYPES[0][1]), ("a time", _HINDI_ANSWER_TYPES[1][1])]
 _ASKS_FACT = re.compile(r"^(?:\S+\s+){0,4}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
                         r"big|high)|name)\b(?!.*\b(?:why|reasons?|explain|describe)\b)", re.I)
+# "What is X?", "Define X", "What is meant by X?": X is the term asked about (the gate looks for its definition)
+_ASKS_DEFINITION = re.compile(
+    r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
+    r"(?P<term>[^?.,;]{3,60}?)\s*[?.]?\s*$", re.I)
 _FACTOID = re.compile(r"^(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old)|name)\b"
                       r"(?!.*\b(?:why|reasons?|explain)\b)", re.I)
 

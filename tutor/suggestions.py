@@ -9,8 +9,9 @@ import math
 import re
 from collections.abc import Iterable
 
+from tutor.question import Question, as_question
 from tutor.reasons import BOOK_REFUSALS, Reason
-from tutor.text.terms import TermStats, content_terms, stem, stopwords, term_set
+from tutor.text.terms import TermStats, stem, stopwords, term_set
 from tutor.types import Hit, Suggestion  # Suggestion: the pipeline names it from here
 
 # the refusals after which another part of the book may help: the book was found but did not answer. An off-topic
@@ -65,14 +66,15 @@ def question_for(s: Suggestion) -> str:
     return f"What does the book say about {topic(s)}?"
 
 
-def suggest_instead(question: str, hits: Iterable[Hit], reason: str, stats: TermStats,
-                n: int = 3) -> tuple[Suggestion, ...]:
+def suggest_instead(question: Question | str, hits: Iterable[Hit], reason: str, stats: TermStats,
+                    n: int = 3) -> tuple[Suggestion, ...]:
     """Up to `n` places on the shelf to ask about instead, best first: none after a refusal that is not about the
     book lacking the answer (`SUGGEST_AFTER`); else the first different (chapter, section) places among the
-    evidence hits whose text or heading shares a content word with the question, headings cleaned."""
+    evidence hits whose text or heading shares a content word with the question (its terms, read once: the pipeline's
+    Question; a string is read as Question.of reads it), headings cleaned."""
     if reason not in SUGGEST_AFTER:
         return ()
-    asked = set(content_terms(question))
+    asked = set(as_question(question).terms)
     out: list[Suggestion] = []
     seen: set[tuple[str, str]] = set()
     for h in hits:

@@ -105,7 +105,8 @@ class RecordingAnswerer:
     calls: list[dict[str, Any]] = field(default_factory=list)
 
     def answer(self, question, sources, candidates, policy, on_token=None) -> Draft:
-        self.calls.append({"question": question, "sources": list(sources), "candidates": list(candidates)})
+        self.calls.append({"question": question.stated, "read": question, "sources": list(sources),
+                           "candidates": list(candidates)})
         if self.raises is not None:
             raise self.raises
         return Draft(self.reply, parse_sentences(self.reply))

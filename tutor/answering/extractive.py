@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from tutor.policy import Policy
+from tutor.question import Question
 from tutor.safety.gate import Candidate
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.text.terms import term_set
@@ -23,12 +24,13 @@ OnToken = Callable[[str], None]
 
 
 class Answerer(Protocol):
-    """Writes an answer from numbered sources; `uses_llm` says whether a language model is called."""
+    """Writes an answer from numbered sources; `uses_llm` says whether a language model is called. `question` is the
+    pipeline's Question (tutor/question.py): an answerer reads its facts or its `stated` text, never re-reads it."""
 
     name: str
     uses_llm: bool
 
-    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+    def answer(self, question: Question, sources: list[Source], candidates: list[Candidate], policy: Policy,
                on_token: OnToken | None = None) -> Draft: ...
 
 
@@ -65,8 +67,9 @@ class ExtractiveAnswerer:
     name = "extractive"
     uses_llm = False
 
-    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+    def answer(self, question: Question, sources: list[Source], candidates: list[Candidate], policy: Policy,
                on_token: OnToken | None = None) -> Draft:
+        # the question is already in the candidates: the gate ranked the sentences by its terms
         from tutor.answering.compose import draft_text, in_reading_order, quotable
 
         n_of = {s.chunk_id: s.n for s in sources}

@@ -18,6 +18,7 @@ from tutor.answering.llm import LLM, LLMError, LLMTimeout, OpenAISettings
 from tutor.answering.prompts import answer_messages
 from tutor.errors import TutorError
 from tutor.policy import Policy
+from tutor.question import Question
 from tutor.reasons import Reason
 from tutor.safety.failsafe import classify, from_error
 from tutor.safety.gate import Candidate
@@ -32,9 +33,9 @@ class LLMAnswerer:
     name: str = "llm"
     uses_llm: bool = True
 
-    def answer(self, question: str, sources: list[Source], candidates: list[Candidate], policy: Policy,
+    def answer(self, question: Question, sources: list[Source], candidates: list[Candidate], policy: Policy,
                on_token: OnToken | None = None) -> Draft:
-        messages = answer_messages(question, sources, max_sentences=policy.max_answer_sentences,
+        messages = answer_messages(question.stated, sources, max_sentences=policy.max_answer_sentences,
                                    max_source_chars=policy.llm_source_chars)
         try:
             text = self.llm.chat(messages, policy.llm_max_tokens, policy.llm_timeout_s, on_token)

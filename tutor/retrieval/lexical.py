@@ -13,13 +13,13 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
 
+from tutor.question import Question, as_question
+from tutor.text.lexical_terms import index_term, terms, trigrams, words
 from tutor.text.normalize import normalize_for_matching
-from tutor.text.terms import stem, stopwords
 
 BM25_K1 = 1.2  # term-frequency saturation (Robertson's usual 1.2)
 BM25_B = 0.75  # document-length normalisation
@@ -27,32 +27,10 @@ RRF_K = 60  # Cormack et al. (2009): fusion is flat for k in 20-100; 60 is their
 
 
 # ---------------------------------------------------------------------------------------------- tokens
-
-
-def words(text: str) -> list[str]:
-    """The matching-side words of a text: normalised, split on whitespace (works for any script)."""
-    return normalize_for_matching(text).split()
-
-
-@lru_cache(maxsize=200_000)
-def _term(word: str) -> str | None:
-    """A word's index term: its light English stem; None for stopwords and lone Latin letters."""
-    if word in stopwords() or (len(word) == 1 and word.isascii() and word.isalpha()):
-        return None
-    return stem(word)
-
-
-def terms(text: str) -> list[str]:
-    """The BM25 terms of a text, in order, with repeats."""
-    return [t for t in map(_term, words(text)) if t]
-
-
-@lru_cache(maxsize=200_000)
-def trigrams(word: str) -> tuple[str, ...]:
-    """Character trigrams of a word padded with '#' at both ends ("acid" -> #ac, aci, cid, id#), without repeats."""
-    w = f"#{word}#"
-    return tuple(dict.fromkeys(w[i : i + 3] for i in range(len(w) - 2)))
-
+# words, terms and trigrams are defined in tutor/text/lexical_terms.py (the question is read with them once) and named
+# here too, where the index's readers have always found them
+__all__ = ["FuzzyMatch", "LexicalIndex", "ParaphraseScorer", "edit_distance", "paraphrase_score", "rrf", "terms",
+           "trigram_jaccard", "trigrams", "words"]
 
 def edit_distance(a: str, b: str) -> int:
     """Damerau-Levenshtein distance (optimal string alignment): insertions, deletions, substitutions and swaps of
@@ -156,7 +134,7 @@ class LexicalIndex:
             counts: Counter[str] = Counter()
             tri_counts: Counter[str] = Counter()
             for w in ws:
-                t = _term(w)
+                t = index_term(w)
                 if t is None:
                     continue
                 counts[t] += 1
@@ -218,15 +196,14 @@ class LexicalIndex:
         best = best[np.lexsort((best, -jac[best]))][:limit]  # most similar, then the earlier-seen word
         return [FuzzyMatch(word, self.surface[i], round(float(jac[i]), 4)) for i in best]
 
-    def query_terms(self, question: str, min_similarity: float) -> tuple[dict[str, float], list[FuzzyMatch]]:
+    def query_terms(self, question: Question | str, min_similarity: float) -> tuple[dict[str, float],
+                                                                                  list[FuzzyMatch]]:
         """The question's BM25 terms with weights: 1 for a term the shelf uses; a word it never uses is read as the
-        most similar shelf word (weight = its similarity) when that is at least `min_similarity`, else dropped."""
+        most similar shelf word (weight = its similarity) when that is at least `min_similarity`, else dropped.
+        `question`: the pipeline's Question, whose words were read once (a string is read as Question.of reads it)."""
         out: dict[str, float] = {}
         fixes: list[FuzzyMatch] = []
-        for w in words(question):
-            t = _term(w)
-            if t is None:
-                continue
+        for w, t in as_question(question).index_words:
             if t in self.vocab:
                 out[t] = max(out.get(t, 0.0), 1.0)
                 continue
@@ -238,44 +215,42 @@ class LexicalIndex:
                 fixes.append(m)
         return out, fixes
 
-    def correct(self, question: str, min_similarity: float) -> tuple[str, list[FuzzyMatch]]:
+    def correct(self, question: Question | str, min_similarity: float) -> tuple[str, list[FuzzyMatch]]:
         """The question with each misspelt word replaced by the shelf word it most resembles ("What is
         photosynthsis?" -> "What is photosynthesis?"), and the replacements made.
 
         Only a word of five letters or more whose term the shelf never uses, and with no digit, is replaced, and only
         by a shelf word that reaches `min_similarity` (trigram Jaccard), starts with the same letter and is one edit
         away (two for words of eight letters or more). A word the shelf never uses and resembles
-        nothing on it stays as written, so the gate still counts it as unknown. Punctuation around a word is kept."""
+        nothing on it stays as written, so the gate still counts it as unknown. Punctuation around a word is kept
+        (the question's pieces, read once: Question.pieces)."""
+        q = as_question(question)
         if not min_similarity or min_similarity > 1:
-            return question, []
+            return q.gate_text, []
         out: list[str] = []
         fixes: list[FuzzyMatch] = []
-        for token in question.split(" "):
-            lead = len(token) - len(token.lstrip("\"'“‘(["))
-            trail = len(token) - len(token.rstrip("\"'”’)].,;:?!।"))
-            core = token[lead : len(token) - trail] if trail else token[lead:]
-            ws = words(core)
-            if len(ws) != 1 or len(ws[0]) < 5 or any(ch.isdigit() for ch in ws[0]):
-                out.append(token)
+        for piece, lead, trail, word in q.pieces:
+            if len(word) < 5 or any(ch.isdigit() for ch in word):  # "" (no word, or several) is shorter than five
+                out.append(piece)
                 continue
-            t = _term(ws[0])
+            t = index_term(word)
             if t is None or t in self.vocab:
-                out.append(token)
+                out.append(piece)
                 continue
             # a slip of the keyboard is one or two edits away; a real word the shelf never uses ("electrolyte" beside
             # "electrolysis", "hydrogenation" beside "hydrogen") is further, and must stay unknown to the gate
-            budget = 1 if len(ws[0]) < 8 else 2
+            budget = 1 if len(word) < 8 else 2
             # and keeps its first letter: "irrelevant" -> "relevant", "uninvited" -> "invited" would turn the question
             # into its opposite
-            match = next((m for m in self.fuzzy(ws[0], min_similarity, limit=5)
-                          if m.match != ws[0] and m.match[0] == ws[0][0] and edit_distance(ws[0], m.match) <= budget),
+            match = next((m for m in self.fuzzy(word, min_similarity, limit=5)
+                          if m.match != word and m.match[0] == word[0] and edit_distance(word, m.match) <= budget),
                          None)
             if match is None:
-                out.append(token)
+                out.append(piece)
                 continue
             fixes.append(match)
-            tail = token[len(token) - trail :] if trail else ""
-            out.append(token[:lead] + match.match + tail)
+            tail = piece[len(piece) - trail :] if trail else ""
+            out.append(piece[:lead] + match.match + tail)
         return " ".join(out), fixes
 
     # ------------------------------------------------------------------ retrievers
@@ -287,12 +262,9 @@ class LexicalIndex:
         q = np.asarray([weights[t] for t in weights if t in self.vocab], dtype=np.float32)
         return np.asarray(self.bm25_matrix[ids].T @ q).ravel()
 
-    def trigram_scores(self, question: str) -> np.ndarray:
+    def trigram_scores(self, question: Question | str) -> np.ndarray:
         """Cosine of the question's and each chunk's trigram TF-IDF vectors, in [0, 1] (1 = same trigrams)."""
-        counts: Counter[str] = Counter()
-        for w in words(question):
-            if _term(w) is not None:
-                counts.update(trigrams(w))
+        counts = dict(as_question(question).trigram_counts)
         ids = [self.tri_vocab[g] for g in counts if g in self.tri_vocab]
         if not ids:
             return np.zeros(self.n_docs, dtype=np.float32)
@@ -315,11 +287,11 @@ class LexicalIndex:
         cand = cand[np.lexsort((cand, -scores[cand]))]
         return [(int(i), float(scores[i])) for i in cand]
 
-    def search_bm25(self, question: str, n: int, min_similarity: float = 0.0) -> list[tuple[int, float]]:
+    def search_bm25(self, question: Question | str, n: int, min_similarity: float = 0.0) -> list[tuple[int, float]]:
         weights, _ = self.query_terms(question, min_similarity)
         return self.top(self.bm25_scores(weights), n)
 
-    def search_trigram(self, question: str, n: int) -> list[tuple[int, float]]:
+    def search_trigram(self, question: Question | str, n: int) -> list[tuple[int, float]]:
         return self.top(self.trigram_scores(question), n)
 
 

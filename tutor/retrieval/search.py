@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
+from tutor.question import Question, as_question
 from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.retrieval.lexical import rrf
 from tutor.store.shelf import Manifest, Shelf, ShelfKey, ShelfStore
@@ -141,11 +142,12 @@ class Library:
         shelf = self.shelf(klass, subject)
         return shelf.search(self.embed_query(question, shelf), k)
 
-    def retrieve(self, question: str, shelf: Shelf, query_vec: np.ndarray, policy,
+    def retrieve(self, question: Question | str, shelf: Shelf, query_vec: np.ndarray, policy,
                  retriever: str | None = None) -> list[Hit]:
         """The policy's top_k candidates of one shelf for the question, by the policy's retriever (or `retriever`):
         "dense" (cosine order), "hybrid" (dense + BM25 + trigram, fused by RRF), "bm25" or "trigram" alone.
-        Every hit's `score` is its exact cosine either way, so the gate reads the same scale."""
+        Every hit's `score` is its exact cosine either way, so the gate reads the same scale. `question`: the
+        pipeline's Question, whose words the lexical side reads (a string is read as Question.of reads it)."""
         how = retriever or policy.retriever
         if how == "dense":
             return shelf.search(query_vec, policy.top_k)
@@ -172,7 +174,7 @@ class Library:
         return sorted(out, key=lambda s: -s.best)
 
 
-def hybrid_search(shelf: Shelf, question: str, query_vec: np.ndarray, *, k: int, dense_depth: int = 30,
+def hybrid_search(shelf: Shelf, question: Question | str, query_vec: np.ndarray, *, k: int, dense_depth: int = 30,
                   lexical_depth: int = 30, rrf_k: int = 60, fuzzy_min_similarity: float = 0.5,
                   use: tuple[str, ...] = ("dense", "bm25", "trigram")) -> list[Hit]:
     """Top `dense_depth` by cosine, top `lexical_depth` by BM25 (misspelt words read as the nearest shelf word by
@@ -183,6 +185,7 @@ def hybrid_search(shelf: Shelf, question: str, query_vec: np.ndarray, *, k: int,
     """
     if not shelf.chunks or k <= 0:
         return []
+    question = as_question(question)  # read once for both lexical retrievers
     q = np.asarray(query_vec, dtype=np.float32).reshape(-1)
     rankings: dict[str, list[tuple[int, float]]] = {}
     if "dense" in use:

@@ -15,7 +15,7 @@ from tutor.reasons import Reason, Tier
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import passage_language
-from tutor.text.terms import TermStats, content_terms, has_phrase, negated, numbers, term_set
+from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set
 from tutor.types import Check, Hit
 
 GATE = "gate"
@@ -107,9 +107,6 @@ def rank_sentences(question: Question | str, evidence: list[Hit], weights: dict[
 
 
 _STATES = re.compile(r"[.!;:)\"'”’\u0964\u0965]\s*$")  # \u0964 \u0965: the Devanagari danda and double danda
-_ASKS_DEFINITION = re.compile(
-    r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
-    r"(?P<term>[^?.,;]{3,60}?)\s*[?.]?\s*$", re.I)
 _DEFINING = re.compile(r"\b(?:is|are)\s+(?:called|known\s+as|termed|defined\s+as)\b|\bmeans\b|\brefers?\s+to\b", re.I)
 
 
@@ -117,13 +114,14 @@ def _words(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
 
 
-def definition_sentence(question: str, candidates: list[Candidate]) -> Candidate | None:
-    """For "What is X?" / "Define X": an evidence sentence that defines X in so many words ("... is called X",
-    "X is ...", "X means ..."). Embeddings of a long paragraph can miss a definition a reader sees at once."""
-    m = _ASKS_DEFINITION.match(question.strip())
-    if not m or not content_terms(m.group("term")):
+def definition_sentence(question: Question | str, candidates: list[Candidate]) -> Candidate | None:
+    """For "What is X?" / "Define X" (Question.defines): an evidence sentence that defines X in so many words
+    ("... is called X", "X is ...", "X means ..."). Embeddings of a long paragraph can miss a definition a reader sees
+    at once."""
+    defined = as_question(question).defines
+    if not defined:
         return None
-    term = _words(m.group("term"))
+    term = _words(defined)
     for c in candidates:
         w = _words(c.text)
         if term in w and (_DEFINING.search(c.text) or w.startswith(term + "is ") or w.startswith(term + "are ")
@@ -162,7 +160,7 @@ def decide(
     """Decide whether to answer from `hits` (best first, cosine scores) on the chosen shelf. `question`: the
     pipeline's Question (tutor/question.py); a plain string is read as Question.of reads it."""
     q = as_question(question)
-    question, q_lang = q.gate_text, q.detected_language
+    q_lang = q.detected_language
     dropped: list[tuple[Hit, str]] = []
     usable: list[Hit] = []
     for h in hits:
@@ -215,7 +213,7 @@ def decide(
     unknown = 1.0 - weighted_share(weights, {t for t in weights if stats.known(t)}) if weights else 0.0
     adjusted = best - policy.unknown_term_penalty * unknown
     candidates = rank_sentences(q, evidence, weights) if evidence else []
-    definition = definition_sentence(question, candidates) if policy.accept_definitions and rerank is None else None
+    definition = definition_sentence(q, candidates) if policy.accept_definitions and rerank is None else None
     checks.append(Check("off_topic", GATE, best >= policy.offtopic_max_score or definition is not None, round(best, 4),
                         policy.offtopic_max_score, "best evidence score on the chosen shelf"
                         + ("; the evidence defines the term asked about" if definition is not None else ""),

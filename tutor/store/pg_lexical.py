@@ -14,13 +14,13 @@ the question's trigram vector) is LexicalIndex's own code over it.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy import sparse
 
-from tutor.retrieval.lexical import LexicalIndex, _term, trigrams, words
+from tutor.question import Question, as_question
+from tutor.retrieval.lexical import LexicalIndex, trigrams
 
 BM25, TRIGRAM = 1, 2  # the `kind` of a posting
 # a question's trigrams in more than PRUNE_MAX_SHARE of a shelf's chunks are not summed beyond PRUNE_MIN_DOCS chunks
@@ -129,15 +129,12 @@ class PgLexical(LexicalIndex):
                f" WHERE p.kind = %(kind)s GROUP BY p.row HAVING sum(p.w * q.w) > 0 ORDER BY s DESC, p.row LIMIT %(n)s")
         return [(int(r), float(s)) for r, s in self._run(sql, {"keys": keys, "qs": qs, "kind": kind, "n": int(n)})]
 
-    def search_bm25(self, question: str, n: int, min_similarity: float = 0.0) -> list[tuple[int, float]]:
+    def search_bm25(self, question: Question | str, n: int, min_similarity: float = 0.0) -> list[tuple[int, float]]:
         weights, _ = self.query_terms(question, min_similarity)
         return self._top(BM25, {self.vocab[t]: w for t, w in weights.items() if t in self.vocab}, n)
 
-    def search_trigram(self, question: str, n: int) -> list[tuple[int, float]]:
-        counts: Counter[str] = Counter()
-        for w in words(question):
-            if _term(w) is not None:
-                counts.update(trigrams(w))
+    def search_trigram(self, question: Question | str, n: int) -> list[tuple[int, float]]:
+        counts = dict(as_question(question).trigram_counts)  # the question's trigrams, read once
         known = {g: (1.0 + math.log(c)) * float(self.tri_idf[self.tri_vocab[g]])
                  for g, c in counts.items() if g in self.tri_vocab}
         if not known:
@@ -166,5 +163,5 @@ class PgLexical(LexicalIndex):
     def bm25_scores(self, weights: dict[str, float]) -> np.ndarray:
         raise NotImplementedError("a database shelf's BM25 is summed in SQL: use search_bm25")
 
-    def trigram_scores(self, question: str) -> np.ndarray:
+    def trigram_scores(self, question: Question | str) -> np.ndarray:
         raise NotImplementedError("a database shelf's trigram scores are summed in SQL: use search_trigram")
