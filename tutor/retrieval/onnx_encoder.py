@@ -130,17 +130,25 @@ def onnx_encoder(model: str, weights: Path, make_net: Callable[[], Any], vocab: 
         if not path.exists():
             log.info("exporting %s to %s (once per weights file)", model, path)
             export_pooled(make_net(), path, vocab)
-        if int8:
-            small = path.with_name(f"{path.stem}-int8.onnx")
-            if not small.exists():
-                log.info("quantising %s to int8 (once per weights file)", model)
-                write_int8(path, small)
-            path = small
-        return OnnxEncoder(path, threads)
+        return OnnxEncoder(int8_copy(model, path) if int8 else path, threads)
     except Exception as e:  # an exporter or runtime that cannot take this network: the other engine still can
         log.warning("%s could not run on ONNX Runtime (%s: %s): it runs on its other engine", model,
                     type(e).__name__, e)
         return None
+
+
+def int8_copy(model: str, path: Path) -> Path:
+    """The int8 copy of the export `path`, made once; the export itself, with a warning, where it cannot be made (an
+    old onnxruntime, a full disk): fp32 is slower, never wrong."""
+    small = path.with_name(f"{path.stem}-int8.onnx")
+    if small.exists():
+        return small
+    try:
+        log.info("quantising %s to int8 (once per weights file)", model)
+        return write_int8(path, small)
+    except Exception as e:  # noqa: BLE001 - the fp32 export still runs
+        log.warning("%s could not be quantised to int8 (%s: %s): it runs in fp32", model, type(e).__name__, e)
+        return path
 
 
 def padded(ids: list[list[int]], pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
