@@ -1,5 +1,6 @@
 """A torch network written as one ONNX file, for ONNX Runtime: the reader (tutor/reader/runtime.py) and the embedders
-(tutor/retrieval/onnx_encoder.py) are exported the same way, once per weights file."""
+(tutor/retrieval/onnx_encoder.py) are exported the same way, once per weights file; an embedder's int8 copy is made
+from its export here too (`write_int8`)."""
 from __future__ import annotations
 
 import contextlib
@@ -27,5 +28,23 @@ def write_onnx(module: Any, example: tuple, path: Path, input_names: list[str], 
         # off by up to 3 against torch's, with either attention); this one matches torch within 1e-5
         torch.onnx.export(module, example, str(out), dynamo=True, external_data=False, verbose=False,
                           input_names=input_names, output_names=output_names, dynamic_axes=dynamic_axes)
+        shutil.move(str(out), path)
+    return path
+
+
+def write_int8(src: Path, path: Path) -> Path:
+    """The ONNX file `src` with the weights of its matrix products in int8 (one scale per output channel; the
+    activations quantised per batch as it runs) into `path`, moved into place as `write_onnx` does. Only MatMul: the
+    word embeddings, the layer norms and the softmax stay float32, where quantising costs the most accuracy for the
+    least time (per-tensor weights gave MiniLM vectors at a cosine of only 0.90 to fp32; per channel e5's are at
+    0.994 or more, docs/performance.md)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=path.parent) as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = Path(tmp) / path.name
+        quantize_dynamic(str(src), str(out), weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul"])
         shutil.move(str(out), path)
     return path

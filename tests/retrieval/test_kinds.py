@@ -126,3 +126,41 @@ def test_a_second_example_comes_only_from_the_same_paragraph_and_never_repeats_t
     assert texts(found) == ["For example, brass is an alloy of copper and zinc.",
                             "Solder, such as an alloy of lead and tin, has a low melting point."]
     assert not any(t.startswith("Bronze") or t.startswith("1.1") for t in texts(found))  # too far; a heading
+
+
+def _example_after(announcement: str, after: str, section: str = "4.2 Motion") -> list[str]:
+    shelf = [chunk("mo:0000", "4.2 Motion A body in uniform motion covers equal distances in equal intervals of time. "
+                   f"{announcement} {after}", section=section),
+             chunk("mo:0001", "4.3 Force A force changes the state of motion of a body.", section="4.3 Force")]
+    lines = reading_order(shelf, "mo")
+    found = find(EXAMPLE, lines, ["A body in uniform motion covers equal distances in equal intervals of time."],
+                 topic_of("uniform motion"))
+    return texts(found)
+
+
+def test_an_announced_example_is_the_sentences_after_the_announcement_not_the_announcement():
+    car = "A car moving at 40 km per hour on a straight road covers 40 km in every hour."
+    for announcement in ("Consider the following example of uniform motion.", "Let us consider an example.",
+                         "Study the following examples carefully.",
+                         "Consider, for example, the following."):
+        assert _example_after(announcement, car) == [car], announcement
+    # two sentences of the example, a caption passed over
+    two = "Figure 4.1 A car on a road. A car moves at 40 km per hour. It covers 40 km in every hour."
+    assert _example_after("Let us take an example.", two) == ["A car moves at 40 km per hour.",
+                                                              "It covers 40 km in every hour."]
+
+
+def test_an_example_that_names_its_instance_is_kept_and_an_announcement_at_a_sections_end_gives_none():
+    named = "For example, a car in uniform motion at 40 km per hour covers 40 km in every hour."
+    assert _example_after(named, "Speed is distance over time.") == [named]
+    assert _example_after("Consider the following example.", "") == []  # the next section's sentence is not it
+
+
+def test_an_announcement_followed_by_a_caption_gives_way_to_an_example_that_names_the_topic():
+    shelf = [chunk("mn:0000", "An MNC is a company that owns or controls production in more than one nation. "
+                   "Consider the following example. This is a call centre in Bengaluru with telephone lines. "
+                   "To take an example, Cargill Foods, a very large American MNC, has bought Parakh Foods.",
+                   section="")]
+    found = find(EXAMPLE, reading_order(shelf, "mn"),
+                 ["An MNC is a company that owns or controls production in more than one nation."], topic_of("MNC"))
+    assert texts(found) == ["To take an example, Cargill Foods, a very large American MNC, has bought Parakh Foods."]

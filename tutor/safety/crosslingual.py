@@ -46,8 +46,10 @@ class E5Similarity:
     them, about 1.5 KB each, least recently used out) and, given a `store` (tutor/retrieval/vector_cache.py), on disk,
     where ingest puts every chunk of an English shelf (`warm`): a question then embeds only itself."""
 
-    def __init__(self, embedder=None, cache_size: int = 20000, store=None, unit: str = "chunk") -> None:
+    def __init__(self, embedder=None, cache_size: int = 20000, store=None, unit: str = "chunk",
+                 precision: str | None = None) -> None:
         self._embedder = embedder  # embed_query / embed_passages: unit vectors; None: the shared e5, on first use
+        self.precision = precision  # of that shared e5 (judge_precision); its store must hold vectors of the same
         self.store = store
         self.unit = unit  # what the policy has it compare with a question (cross_lingual_unit): what ingest warms
         self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -57,9 +59,9 @@ class E5Similarity:
     @property
     def embedder(self):
         if self._embedder is None:
-            from tutor.retrieval.embedding import e5_embedder
+            from tutor.retrieval.embedding import e5_embedder, judge_precision
 
-            self._embedder = e5_embedder()
+            self._embedder = e5_embedder(judge_precision(self.precision))
         return self._embedder
 
     def vectors(self, passages: Sequence[str]) -> list[np.ndarray]:
