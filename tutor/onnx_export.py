@@ -44,7 +44,15 @@ def write_int8(src: Path, path: Path) -> Path:
     with tempfile.TemporaryDirectory(dir=path.parent) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         out = Path(tmp) / path.name
-        quantize_dynamic(str(src), str(out), weight_type=QuantType.QInt8, per_channel=True,
+        # onnxruntime writes its shape-inferred copy beside the file it is given ("<name>-inferred.onnx") and deletes
+        # it: given the shared export, two processes quantising at once (the suite and an app, two replicas) took
+        # each other's copy away. Given a link in this private folder, the copy is private too.
+        given = Path(tmp) / src.name
+        try:
+            given.symlink_to(src.resolve())
+        except OSError:  # a file system without links: a copy
+            shutil.copyfile(src, given)
+        quantize_dynamic(str(given), str(out), weight_type=QuantType.QInt8, per_channel=True,
                          op_types_to_quantize=["MatMul"])
         shutil.move(str(out), path)
     return path

@@ -8,6 +8,7 @@ kept file.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -131,3 +132,28 @@ def test_where_the_int8_copy_cannot_be_made_the_fp32_export_runs_and_says_so(tmp
     with caplog.at_level(logging.WARNING, logger="tutor.retrieval.onnx_encoder"):
         enc = onnx_encoder.onnx_encoder("minilm", weights, lambda: None, int8=True)
     assert enc is not None and enc.path == onnx_path("minilm", weights) and "it runs in fp32" in caplog.text
+
+
+def test_the_int8_copy_is_made_without_writing_beside_the_shared_export(tmp_path, monkeypatch):
+    """onnxruntime's quantiser writes a shape-inferred copy beside the file it is given and deletes it: two processes
+    quantising one shared export at once took each other's copy away (FileNotFoundError, fp32 fallback)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from tutor.onnx_export import write_int8
+
+    weight = numpy_helper.from_array(np.random.default_rng(0).standard_normal((8, 4)).astype(np.float32), "w")
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "tiny",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 4])], [weight])
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    src = shared / "tiny.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), src)
+    written: list[str] = []
+    real = onnx.shape_inference.infer_shapes_path
+    monkeypatch.setattr(onnx.shape_inference, "infer_shapes_path",
+                        lambda a, b, *rest, **kw: (written.append(b), real(a, b, *rest, **kw))[1])
+    out = write_int8(src, shared / "tiny-int8.onnx")
+    assert out.exists() and sorted(p.name for p in shared.iterdir()) == ["tiny-int8.onnx", "tiny.onnx"]
+    assert written and all(Path(w).parent != shared for w in written)
