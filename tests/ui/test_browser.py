@@ -136,7 +136,9 @@ def idle(driver, timeout: float = 90) -> None:
 
 def choose(driver, label: str, option: str) -> None:
     """Pick an option of the st.selectbox with this label (a react-aria combobox in Streamlit 1.67)."""
-    field = driver.find_element(By.CSS_SELECTOR, f"[data-testid='stSelectbox'] input[aria-label='{label}']")
+    # waited for: right after a page switch a busy server may not have drawn the box yet (seen in a full suite run)
+    field = wait(driver, 30).until(EC.presence_of_element_located(
+        (By.CSS_SELECTOR, f"[data-testid='stSelectbox'] input[aria-label='{label}']")))
     if field.get_attribute("value") == option:
         return
     box = field.find_element(By.XPATH, "./ancestor::*[@data-testid='stSelectbox']")
