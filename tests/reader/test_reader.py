@@ -276,6 +276,30 @@ def test_training_stopped_by_its_time_bound_says_where_it_stopped(tmp_path):
     assert result["stopped_at_step"] is None
 
 
+@pytest.mark.slow
+def test_a_second_stage_starts_from_an_exported_reader_not_the_base(tmp_path):
+    examples = [Example("qa", "Who founded Alpha?", "Alpha was founded by Raja Alpha.", 1, (21, 31), "t", "a"),
+                Example("qa", "Who destroyed Alpha?", "Alpha was founded by Raja Alpha.", 0, None, "t", "a")]
+    first = train(examples, tmp_path / "w1", epochs=1, batch_size=2, seed=1, max_length=64, log=lambda _: None)
+    export(first["net"], tmp_path / "first", {"max_length": 64})
+    # stopped before its first step, the second stage is the first reader (heads included; exported in fp16), not the
+    # base model with fresh heads
+    second = train(examples, tmp_path / "w2", epochs=1, batch_size=2, max_length=64, stop_after_minutes=0.0,
+                   init_from=tmp_path / "first", log=lambda _: None)
+    fresh = train(examples, tmp_path / "w3", epochs=1, batch_size=2, max_length=64, stop_after_minutes=0.0,
+                  log=lambda _: None)
+    a, b, c = (r["net"].state_dict() for r in (first, second, fresh))
+    import torch
+    assert all(torch.allclose(a[k], b[k], atol=1e-2, rtol=1e-2) for k in a)
+    assert not all(torch.allclose(a[k], c[k], atol=1e-2, rtol=1e-2) for k in a)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    from safetensors.torch import save_file
+    save_file({"not.a.weight": torch.zeros(2)}, str(broken / "reader.safetensors"))
+    with pytest.raises(ValueError, match="does not fit the reader"):
+        train(examples, tmp_path / "w4", epochs=1, batch_size=2, max_length=64, init_from=broken, log=lambda _: None)
+
+
 @needs_reader
 def test_questions_read_at_the_same_moment_get_what_each_gets_alone():
     import threading

