@@ -137,6 +137,30 @@ def test_vectors_warmed_at_ingest_are_read_from_disk_and_a_question_embeds_only_
 
 
 
+def test_vectors_are_kept_under_the_precision_the_e5_actually_ran_in(tmp_path):
+    from tutor.retrieval.embedding import E5_NAME
+    from tutor.retrieval.vector_cache import e5_passage_cache, passage_model
+
+    class Ran(CountingE5):
+        def __init__(self, precision):
+            super().__init__()
+            self.precision = precision
+
+    path = tmp_path / "vectors.sqlite3"
+    assert e5_passage_cache(path, "int8").model == passage_model(E5_NAME, "int8")  # the judge's store as configured
+    asked = VectorCache(path, passage_model(E5_NAME, "int8"), 2)  # the same, for this test's 2-dimensional e5
+    # int8 asked for, but the e5 ran in fp32 (its int8 file could not be made): its vectors go under fp32's name
+    fell_back = E5Similarity(Ran("fp32"), store=asked)
+    assert fell_back.warm(["a1", "b1"]) == 2
+    assert sorted(VectorCache(path, passage_model(E5_NAME, "fp32"), 2).get(["a1", "b1"])) == ["a1", "b1"]
+    assert VectorCache(path, passage_model(E5_NAME, "int8"), 2).get(["a1", "b1"]) == {}
+    # a later process whose e5 runs in int8 does not read them as its own: it embeds them again, under int8
+    int8 = E5Similarity(Ran("int8"), store=asked)
+    int8.read("q", ["a1"])
+    assert int8.embedder.passages == ["a1"]
+    assert sorted(VectorCache(path, passage_model(E5_NAME, "int8"), 2).get(["a1"])) == ["a1"]
+
+
 def test_ingest_warms_what_the_judge_compares_chunks_or_their_windows():
     assert E5Similarity(CountingE5()).passages_of([SIX, LIGHT[0]]) == [SIX.text, LIGHT[0].text]
     assert E5Similarity(CountingE5(), unit="window").passages_of([SIX]) == [

@@ -102,5 +102,17 @@ def e5_passage_cache(path: str | Path | None = None, precision: str | None = Non
     from tutor.config import vector_cache_path
     from tutor.retrieval.embedding import E5_NAME, judge_precision
 
-    suffix = "" if judge_precision(precision) == "fp32" else ":int8"
-    return VectorCache(path or vector_cache_path(), f"{E5_NAME}:passage{suffix}", 384)
+    return VectorCache(path or vector_cache_path(), passage_model(E5_NAME, judge_precision(precision)), 384)
+
+
+def passage_model(name: str, precision: str) -> str:
+    """The name passage vectors of the model `name` run in `precision` are kept under."""
+    return f"{name}:passage" + ("" if precision == "fp32" else f":{precision}")
+
+
+def in_precision(cache: VectorCache, name: str, precision: str) -> VectorCache:
+    """`cache`'s file, keyed by `precision` of the model `name`: the store for vectors of the precision a model
+    actually ran in (an e5 asked for in int8 runs fp32 where its int8 file cannot be made), so vectors made in one
+    precision are never read as the other's."""
+    model = passage_model(name, precision)
+    return cache if cache.model == model else VectorCache(cache.path, model, cache.dim)

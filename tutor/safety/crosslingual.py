@@ -68,12 +68,13 @@ class E5Similarity:
         """Each passage's vector: from memory, else the store, else embedded now (one batch) and stored."""
         with self._lock:
             new = list(dict.fromkeys(p for p in passages if p not in self._vectors))
-        fresh = self.store.get(new) if self.store is not None and new else {}
+        store = self._store()
+        fresh = store.get(new) if store is not None and new else {}
         todo = [p for p in new if p not in fresh]
         if todo:
             made = dict(zip(todo, self.embedder.embed_passages(todo)))
-            if self.store is not None:
-                self.store.put(made)
+            if store is not None:
+                store.put(made)
             fresh.update(made)
         with self._lock:
             self._vectors.update(fresh)
@@ -90,6 +91,19 @@ class E5Similarity:
         q = self.embedder.embed_query([question])[0]
         return [Reading(float(v @ q), "", 0, 0) for v in self.vectors(passages)]
 
+    def _store(self):
+        """The store keyed by the precision the e5 in use actually runs in (`vector_cache.in_precision`); a store of
+        another model (a test's) or an embedder that does not say its precision: the store as given."""
+        from tutor.retrieval.embedding import E5_NAME
+        from tutor.retrieval.vector_cache import in_precision, passage_model
+
+        actual = getattr(self.embedder, "precision", None) if self.store is not None else None
+        if actual is None or not self.store.model.startswith(passage_model(E5_NAME, "fp32")):
+            return self.store
+        if self.store.model != passage_model(E5_NAME, actual):
+            self.store = in_precision(self.store, E5_NAME, actual)
+        return self.store
+
     def passages_of(self, chunks) -> list[str]:
         """The texts this judge compares with a question, over `chunks`: their texts, or their windows'
         (`hit_windows`)."""
@@ -100,13 +114,14 @@ class E5Similarity:
     def warm(self, passages: Sequence[str], progress=None, batch: int = 64) -> int:
         """Put the vectors of `passages` the store lacks into it (ingest calls this for every English shelf);
         `progress(done, total)` hears of each batch. Returns how many were embedded. Without a store, nothing."""
-        if self.store is None:
+        store = self._store()
+        if store is None:
             return 0
-        have = self.store.get(passages)
+        have = store.get(passages)
         todo = list(dict.fromkeys(p for p in passages if p not in have))
         for s in range(0, len(todo), batch):
             part = todo[s:s + batch]
-            self.store.put(dict(zip(part, self.embedder.embed_passages(part))))
+            store.put(dict(zip(part, self.embedder.embed_passages(part))))
             if progress is not None:
                 progress(min(s + batch, len(todo)), len(todo))
         return len(todo)
