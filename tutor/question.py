@@ -22,7 +22,15 @@ from tutor.text.hinglish import english_reading, is_hinglish, reply_language
 from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_language, latin_language, unread_script
 from tutor.text.lexical_terms import index_term, trigrams, words
 from tutor.text.normalize import collapse_glyphs
-from tutor.text.terms import TermStats, content_terms, has_devanagari, key_numbers, name_phrases, negated, valid_text
+from tutor.text.terms import (
+    TermStats,
+    asks_negated,
+    content_terms,
+    has_devanagari,
+    key_numbers,
+    name_phrases,
+    valid_text,
+)
 
 LATIN, DEVANAGARI, HINGLISH = "latin", "devanagari", "hinglish"
 
@@ -100,7 +108,7 @@ class Question:
 
     @cached_property
     def negated(self) -> bool:
-        return negated(self.gate_text)
+        return asks_negated(self.gate_text)
 
     @cached_property
     def factoid(self) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tutor.question import Question
 from tutor.safety.gate import decide
 from tutor.store.shelf import ShelfKey
 from tutor.text.terms import TermStats
@@ -429,3 +430,17 @@ def test_names_in_the_question_must_occur_in_the_evidence():
     d = decide("When did the Normans conquer New France?", hits((NORMANS, 0.8)), policy(require_names=False),
                NORMAN_STATS)
     assert "names" not in [c.name for c in d.checks]
+
+
+def test_a_negation_in_a_clause_of_purpose_does_not_make_the_question_negated():
+    text = chunk("food:0000", "Chips manufacturers usually flush bags of chips with gas such as nitrogen to prevent "
+                 "the chips from getting oxidised. Nitrogen is an unreactive gas.")
+    stats = TermStats([c.text for c in LIGHT] + [text.text])
+    d = decide("Which gas do manufacturers fill bags of chips with so that the chips do not get oxidised?",
+               hits((text, 0.8)), policy(), stats)
+    assert "negation" not in [c.name for c in d.checks]
+    # the question's own negation still counts, before a clause of purpose or without one
+    d = decide("Which gas is not used in bags of chips so that they stay fresh?", hits((text, 0.8)), policy(), stats)
+    assert check(d.checks, "negation").passed is False
+    assert Question.of("What should we do in order not to waste water?").negated is False
+    assert Question.of("Which metals do not react with acids?").negated is True

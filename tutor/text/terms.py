@@ -165,6 +165,18 @@ def negated(text: str) -> bool:
     return bool(_NEGATION.search(text))
 
 
+# a clause of purpose ("... so that the chips do not get oxidised", "in order not to ...", "lest ..."): a negation in
+# it says what the asked fact is for, not that the fact is negated
+_PURPOSE = re.compile(r"\b(?:so\s+that|so\s+as\s+(?:not\s+)?to|in\s+order\s+(?:that|not\s+to|to)|lest)\b[^.?!;]*", re.I)
+
+
+def asks_negated(question: str) -> bool:
+    """Whether a question asks about something that is not so ("Which metals do not react with acids?"), leaving
+    out negations inside a clause of purpose ("Which gas fills bags of chips so that they do not get oxidised?"
+    asks which gas fills them, not which does not)."""
+    return negated(_PURPOSE.sub(" ", question))
+
+
 _CAP_RUN = re.compile(r"(?:[A-Z][\w'’-]*|[A-Z]{2,}\w*)(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'’-]*)*")
 
 
