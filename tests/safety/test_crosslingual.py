@@ -176,3 +176,11 @@ def test_a_hinglish_question_is_held_to_its_own_threshold_and_left_alone_without
     strict = off.with_values(hinglish_cross_lingual_score=0.9)  # 0.8 passes the Devanagari threshold, not this one
     assert not cross_decision(judge, "char kya hai", found, gate, strict)[0].passed
     assert cross_decision(judge, "चार क्या है?", found, gate, strict)[0].passed
+
+
+def test_warming_a_store_that_has_every_vector_loads_no_e5(tmp_path):
+    store = VectorCache(tmp_path / "vectors.sqlite3", "e5:passage", 2)
+    E5Similarity(CountingE5(), store=store).warm(["a1", "b1"])
+    judge = E5Similarity(store=store)  # the shared e5, loaded on first use
+    assert judge.warm(["a1", "b1"]) == 0
+    assert judge._embedder is None  # nothing to embed: the model was never loaded

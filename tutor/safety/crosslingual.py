@@ -114,11 +114,19 @@ class E5Similarity:
     def warm(self, passages: Sequence[str], progress=None, batch: int = 64) -> int:
         """Put the vectors of `passages` the store lacks into it (ingest calls this for every English shelf);
         `progress(done, total)` hears of each batch. Returns how many were embedded. Without a store, nothing."""
-        store = self._store()
-        if store is None:
+        if self.store is None:
             return 0
-        have = store.get(passages)
-        todo = list(dict.fromkeys(p for p in passages if p not in have))
+        store = self.store
+
+        def missing(texts):
+            have = store.get(texts)
+            return list(dict.fromkeys(p for p in texts if p not in have))
+
+        todo = missing(passages)
+        # the e5 is loaded only when there is something to embed; its store then follows the precision it runs in
+        if todo and self._store() is not store:
+            store = self.store
+            todo = missing(passages)
         for s in range(0, len(todo), batch):
             part = todo[s:s + batch]
             store.put(dict(zip(part, self.embedder.embed_passages(part))))
