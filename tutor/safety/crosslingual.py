@@ -98,10 +98,8 @@ class E5Similarity:
         from tutor.retrieval.vector_cache import in_precision, passage_model
 
         actual = getattr(self.embedder, "precision", None) if self.store is not None else None
-        if actual is None or not self.store.model.startswith(passage_model(E5_NAME, "fp32")):
-            return self.store
-        if self.store.model != passage_model(E5_NAME, actual):
-            self.store = in_precision(self.store, E5_NAME, actual)
+        if actual is not None and self.store.model.startswith(passage_model(E5_NAME, "fp32")):
+            self.store = in_precision(self.store, E5_NAME, actual)  # the same store where the names agree
         return self.store
 
     def passages_of(self, chunks) -> list[str]:
@@ -116,17 +114,17 @@ class E5Similarity:
         `progress(done, total)` hears of each batch. Returns how many were embedded. Without a store, nothing."""
         if self.store is None:
             return 0
+
+        def missing(store) -> list[str]:
+            have = store.get(passages)
+            return list(dict.fromkeys(p for p in passages if p not in have))
+
         store = self.store
-
-        def missing(texts):
-            have = store.get(texts)
-            return list(dict.fromkeys(p for p in texts if p not in have))
-
-        todo = missing(passages)
+        todo = missing(store)
         # the e5 is loaded only when there is something to embed; its store then follows the precision it runs in
         if todo and self._store() is not store:
             store = self.store
-            todo = missing(passages)
+            todo = missing(store)
         for s in range(0, len(todo), batch):
             part = todo[s:s + batch]
             store.put(dict(zip(part, self.embedder.embed_passages(part))))
