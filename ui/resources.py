@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from tutor.astlock import serialise_ast_parse
 from tutor.audit.log import AuditLog
 from tutor.build import build_tutor, embedder_kind, make_embedder, open_audit
 from tutor.config import audit_db_path, data_dir, database_url, index_dir
@@ -126,10 +127,11 @@ def warm_up() -> WarmReport | None:
     """Start (once per process) warming the shared tutor's shelves and models; returns the report it fills, or None
     where the tutor cannot be built (the page that needs it says why).
 
-    The tutor itself is built here, in the page's thread (the Ask page builds it on this run anyway): built in the
-    warm-up thread, its imports and model set-up parsed Python source while Streamlit parsed the page script, and
-    CPython 3.11.7's parser is not safe for that ('SystemError: AST constructor recursion depth mismatch', seen in
-    tests/ui/test_pages.py). What the thread does is load files and run ONNX Runtime."""
+    CPython 3.11's parser is not safe across threads ('SystemError: AST constructor recursion depth mismatch',
+    seen in tests/ui/test_pages.py): the thread reads .npy headers and imports model code, which parse Python, while
+    Streamlit parses page scripts. So `ast.parse` is serialised first (tutor/astlock.py), and the tutor is built
+    here, in the page's thread (the Ask page builds it on this run anyway), leaving the thread less to parse."""
+    serialise_ast_parse()
     import tutor.reader.e5_base  # noqa: F401 - imported here for the same reason: the thread only runs code
     import tutor.retrieval.onnx_encoder  # noqa: F401
 
