@@ -21,11 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tutor.evaluation.questions import load_questions, split_questions  # noqa: E402
+from tutor.policy import Policy  # noqa: E402
 from tutor.retrieval.search import Library  # noqa: E402
 from tutor.text import hinglish as hg  # noqa: E402
 from tutor.text.hindi_dictionary import load_dictionary, normalize_hindi  # noqa: E402
 from tutor.text.hindi_english import FUNCTION, QWORD, REQUEST, ShelfVocabulary, reading_and_unread  # noqa: E402
-from tutor.text.hinglish_dictionary import dakshina, latin_gloss  # noqa: E402
+from tutor.text.hinglish_dictionary import dakshina, latin_gloss, learnt_spelling  # noqa: E402
 from tutor.text.lexicons import SHABDANJALI, load_bilingual, merge  # noqa: E402
 
 _DEV_WORD = re.compile(r"[\u0900-\u0963\u0971-\u097f]+")
@@ -80,7 +81,8 @@ def main() -> None:
         configs = list(sources.items())
         if not dev:
             configs = ([(f"romanised {k}", d) for k, d in sources.items()]
-                       + [(f"Dakshina -> {k}", d) for k, d in sources.items()])
+                       + [(f"Dakshina -> {k}", d) for k, d in sources.items()]
+                       + [(f"Dakshina -> {k} + learnt spelling", d) for k, d in sources.items() if "+" in k])
         for name, d in configs:
             read, unread = 0, []
             for q, v, words in rows:
@@ -89,7 +91,8 @@ def main() -> None:
                     got = [w for w in words if w not in left]
                 else:
                     r = roman if name.startswith("Dakshina") else None
-                    got = [w for w in words if latin_gloss(w, v, dictionary=d, romanised=r)]
+                    sp = learnt_spelling(d, Policy().min_transliteration_score) if "learnt" in name else None
+                    got = [w for w in words if latin_gloss(w, v, dictionary=d, romanised=r, spelling=sp)]
                 read += len(got)
                 unread += [w for w in words if w not in got]
             print(f"  {name:40s} {read:4d} / {total} = {100 * read / max(total, 1):5.1f}%")

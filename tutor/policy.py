@@ -152,6 +152,12 @@ class Policy:
     hinglish_dakshina: bool = _f(False, "read a Hinglish question's Hindi content words through Dakshina's "
                                  "romanisations (data/lexicons/): the Devanagari most people typed that way, then the "
                                  "dictionary; before the romanised dictionary's own phrases")
+    hinglish_transliteration: bool = _f(False, "read a Hinglish content word that neither Dakshina nor the romanised "
+                                        "dictionary reads by spelling it in Devanagari with the model learnt from "
+                                        "Dakshina's pairs (data/lexicons/latin-devanagari.tsv.gz), among the "
+                                        "dictionary's words")
+    min_transliteration_score: float = _f(-0.3, "the learnt spelling's log probability per Latin letter a Hinglish "
+                                          "word's Devanagari needs to be read (0 is certain)", -10, 0)
     # follow-up questions (tutor/retrieval/followup.py)
     resolve_followups: bool = _f(True, "read a follow-up ('What are its uses?', 'Why?', 'And in plants?') against the "
                                  "previous answered turn before retrieval; off: every question is judged alone")

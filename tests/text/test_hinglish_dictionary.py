@@ -55,6 +55,23 @@ def test_hindi_words_are_read_as_english_and_english_words_are_left_alone(d):
     assert latin_gloss("tungsten", dictionary=d) is None  # neither English in this dictionary nor Hindi in it
 
 
+def test_a_word_nothing_else_reads_is_read_through_the_learnt_spelling_when_it_is_sure(tmp_path):
+    from tutor.text.hinglish_dictionary import learnt_spelling
+    from tutor.text.transliterate import learn, save
+
+    d = invert(parse_dictd(DICTD + "knowledge /nˈɒlɪdʒ/ <N>\n1. ज्ञान\n"))
+    # pieces learnt from pairs that do not hold the word: "gyan" is spelt from gy (यज्ञ, आज्ञा), aa and n
+    save(learn([("yagya", "यज्ञ", 3), ("agya", "आज्ञा", 3), ("naam", "नाम", 3), ("kaan", "कान", 2),
+                ("din", "दिन", 2)], iterations=6), tmp_path / "m.tsv.gz")
+    spelling = learnt_spelling(d, -3.0, tmp_path / "m.tsv.gz")
+    assert latin_gloss("gyaan", dictionary=d) is None  # the romanised dictionary spells ज्ञान "jnan"
+    assert latin_gloss("gyaan", dictionary=d, spelling=spelling) == "knowledge"
+    assert latin_gloss("kamra", dictionary=d, spelling=spelling) is None  # spells no word the dictionary lists
+    unsure = learnt_spelling(d, -0.0001, tmp_path / "m.tsv.gz")
+    assert latin_gloss("gyaan", dictionary=d, spelling=unsure) is None  # below the bar: left as typed
+    assert learnt_spelling(d, -0.3, tmp_path / "absent.tsv.gz") is None
+
+
 def test_the_hinglish_reading_glosses_hindi_content_words_and_keeps_the_rest(d):
     assert hinglish_reading("aasman neela kyon dikhta hai", dictionary=d) == "why sky blue dikhta"
     assert hinglish_reading("lohe ko kaise bachate hain", dictionary=d) == "how iron bachate"

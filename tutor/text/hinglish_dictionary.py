@@ -11,12 +11,16 @@ name that is also a Hindi word is still read as the word ("mudra" -> "currency")
 Policy `hinglish_dakshina` (issue 34): before that, a typed word is read through Dakshina's romanisations (how people
 typed 53,064 Hindi words in Latin letters; data/lexicons/, CC BY-SA 4.0): the Devanagari most people typed it for,
 then the dictionary (FreeDict, and Shabdanjali with `hinglish_shabdanjali`), as written and by its uninflected forms.
+
+Policy `hinglish_transliteration` (issue 34): a word neither Dakshina nor the romanised dictionary reads is spelt in
+Devanagari by a model learnt from Dakshina's train split (tutor/text/transliterate.py), among the dictionary's words,
+and read where the spelling is sure enough (`min_transliteration_score`).
 """
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -24,7 +28,9 @@ from pathlib import Path
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
 from tutor.text.hindi_english import choose, choose_tiers, lemmas, romanize
 from tutor.text.hinglish import english_reading as hinglish_english
-from tutor.text.lexicons import DAKSHINA, read_tsv
+from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
+from tutor.text.transliterate import Transliterator, listed
+from tutor.text.transliterate import load as load_transliteration
 
 log = logging.getLogger(__name__)
 
@@ -154,12 +160,37 @@ def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
     return None
 
 
+Spelling = Callable[[str], "str | None"]
+_SPELLERS: dict[tuple[int, str], tuple[Dictionary, Transliterator]] = {}
+
+
+def learnt_spelling(d: Dictionary, min_score: float, path: Path = TRANSLITERATION) -> Spelling | None:
+    """A typed word -> the one-word phrase of `d` the model learnt from Dakshina's pairs spells from it, where its
+    log probability per letter is at least `min_score` (tutor/text/transliterate.py; the bar measured by
+    scripts/train_transliteration.py); None where the model file is absent. Built once per dictionary."""
+    if not path.is_file():
+        return None
+    key = (id(d), str(path))
+    got = _SPELLERS.get(key)
+    if got is None or got[0] is not d:
+        _SPELLERS.clear()  # one dictionary and model at a time
+        _SPELLERS[key] = got = (d, Transliterator(load_transliteration(path),
+                                                  listed(k for k in d.english if " " not in k)))
+    speller = got[1]
+
+    def spelling(word: str) -> str | None:
+        best = speller.spell(word)
+        return best[0][0] if best and best[0][1] >= min_score else None
+    return spelling
+
+
 def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
-                romanised: Romanisations | None = None) -> str | None:
+                romanised: Romanisations | None = None, spelling: Spelling | None = None) -> str | None:
     """The English of a Hindi content word typed in Latin letters ("neela" -> "blue", "lohe" -> "iron", "pehla" ->
     "first"), or None: for an English word (one the shelf uses, or any headword of the dictionary), a word of fewer
     than three letters, an unknown one, or where the dictionary is not installed. Looked up by `latin_key`, as typed
-    and then by its uninflected forms. Among several headwords `choose` takes the first the shelf uses."""
+    and then by its uninflected forms. Among several headwords `choose` takes the first the shelf uses. Last,
+    `spelling` (`learnt_spelling`): the dictionary word the learnt model spells from it or an uninflected form."""
     w = word.lower()
     if len(w) < 3 or not w.isalpha() or (vocabulary is not None and w in vocabulary):
         return None
@@ -176,18 +207,24 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
         heads = index.by_key.get(latin_key(f))
         if heads:
             return choose(heads, vocabulary)
+    if spelling is not None:
+        for f in forms:
+            if (got := spelling(f)) and (senses := d.senses(got)):
+                return choose_tiers(senses, vocabulary)
     return None
 
 
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
-                     dictionary: Dictionary | None = None, romanisations: Romanisations | None = None) -> str:
+                     dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
+                     spelling: Spelling | None = None) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
-    return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations))
+    return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations,
+                                                            spelling=spelling))
 
 
 def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,

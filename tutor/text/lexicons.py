@@ -25,6 +25,8 @@ log = logging.getLogger(__name__)
 SHIPPED = Path(__file__).resolve().parents[2] / "data" / "lexicons"
 SHABDANJALI = SHIPPED / "shabdanjali-en-hi.tsv.gz"  # made by scripts/build_hindi_lexicons.py
 DAKSHINA = SHIPPED / "dakshina-hi-latin.tsv.gz"
+# learnt from Dakshina's train split by scripts/train_transliteration.py (tutor/text/transliterate.py)
+TRANSLITERATION = SHIPPED / "latin-devanagari.tsv.gz"
 
 # the source's Hindi was typed in WX and converted: त (WX "w") slipped to ट (WX "t") in nasal and sibilant clusters
 # (लोकतण्ट्र, संयन्ट्र, वस्ट्र). Such a phrase is also listed as it should read; real ट्र (राष्ट्र) has no such cluster

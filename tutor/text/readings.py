@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
 from tutor.text.hinglish import english_reading
-from tutor.text.hinglish_dictionary import dakshina, hinglish_reading, unread_hinglish
+from tutor.text.hinglish_dictionary import dakshina, hinglish_reading, learnt_spelling, unread_hinglish
 from tutor.text.language import HINDI, detect_language
 from tutor.text.lexicons import reading_dictionary
 from tutor.text.terms import TermStats
@@ -29,7 +29,10 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     dictionary = reading_dictionary(on)
     if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
         romanisations = dakshina() if policy is not None and policy.hinglish_dakshina else None
-        reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations)
+        spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
+                    if dictionary is not None and policy is not None and policy.hinglish_transliteration else None)
+        reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
+                                    spelling=spelling)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))
