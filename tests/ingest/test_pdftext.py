@@ -165,6 +165,19 @@ def test_split_word_left_alone_when_the_document_never_uses_the_whole_word():
     assert rejoin_split_words("A chemic al change happens here.", vocab) == "A chemic al change happens here."
 
 
+def test_a_word_split_the_same_way_every_time_is_mended_by_an_english_word_list():
+    # NCERT Class 10 Science, the light chapter (pypdf 7): "mirr ors" three times and "mirrors" elsewhere, so "mirr"
+    # and "ors" are words of the document by its own counts; only a list of English words tells them from "in to"
+    line = "Convex mirr ors are commonly used as r ear-view (wing) mirr ors in vehicles. Put it in to the flask."
+    vocab = word_counts(line + " spherical mirr ors. The mirrors and mirrors. rear rear. into into. in to")
+    english = {"convex", "mirror", "are", "commonly", "used", "as", "ear", "rear", "view", "wing", "in", "into", "to",
+               "put", "it", "the", "flask", "vehicle"}
+    # by the document's counts alone: "r" is no word, so "rear-view" is mended, "mirr ors" is not
+    assert rejoin_split_words(line, vocab) == line.replace("r ear-view", "rear-view")
+    assert rejoin_split_words(line, vocab, english) == ("Convex mirrors are commonly used as rear-view (wing) mirrors "
+                                                        "in vehicles. Put it in to the flask.")
+
+
 def test_split_word_keeps_trailing_punctuation():
     vocab = word_counts("it burns. it burns. bur ns,")
     assert rejoin_split_words("the ribbon bur ns, and", vocab) == "the ribbon burns, and"

@@ -10,6 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from tutor.ingest.pdftext import PageText, rejoin_split_words, word_counts
+from tutor.text.lexicons import english_words
 from tutor.text.normalize import title_case
 from tutor.text.sentences import sentence_spans
 from tutor.types import BODY, EXERCISE, QUESTION_BOX, Chunk
@@ -94,7 +95,7 @@ def _join_split_words(title: str, vocabulary: Counter[str]) -> str:
             out[-1] += w
         else:
             out.append(w)
-    return rejoin_split_words(" ".join(out), vocabulary)
+    return rejoin_split_words(" ".join(out), vocabulary, english_words())
 
 
 def detect_chapter(pages: list[PageText], file_stem: str, headers: list[str] | None = None) -> ChapterInfo:

@@ -11,11 +11,13 @@ import re
 import time
 import unicodedata
 from collections import Counter
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.errors import PdfRefused
 from tutor.ingest.visible import visible_text
+from tutor.text.lexicons import english_words
 from tutor.text.normalize import collapse_repeats
 
 log = logging.getLogger(__name__)
@@ -137,32 +139,46 @@ def word_counts(text: str) -> Counter[str]:
 _COMMON_SHORT = {"a", "i", "o"}
 
 
-def rejoin_split_words(line: str, vocab: Counter[str]) -> str:
+def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] | None = None) -> str:
     """Join words split by a stray space ("chemic al", "fr om", "r eaction") when the document uses the whole word.
 
     Two neighbours are joined only when the joined word occurs in the document at least twice on its own and at
-    least one neighbour is not a word of the document, so real word pairs ("in to") are left alone.
+    least one neighbour is not a word, so real word pairs ("in to") are left alone. A neighbour is a word when the
+    document uses it at least twice (one letter: only "a", "i", "o") and, given an `english` word list, that list
+    has it too: a PDF that splits "mirr ors" the same way every time makes "mirr" and "ors" words of the document,
+    never of English.
     """
     tokens = line.split(" ")
     out: list[str] = []
     i = 0
+
+    def known(piece: str) -> bool:
+        p = piece.lower()
+        return (vocab[p] >= 2 and (len(p) > 1 or p in _COMMON_SHORT)
+                and (english is None or len(p) == 1 or is_english(p, english)))
+
     while i < len(tokens):
         tok = tokens[i]
         if i + 1 < len(tokens):
             nxt = tokens[i + 1]
             a = re.fullmatch(r"([A-Za-z]+)", tok)
-            b = re.fullmatch(r"([a-z]+)([^A-Za-z]*)", nxt)
-            if a and b:
-                joined = (tok + b.group(1)).lower()
-                known_a = vocab[tok.lower()] >= 2 and (len(tok) > 1 or tok.lower() in _COMMON_SHORT)
-                known_b = vocab[b.group(1)] >= 2 and (len(b.group(1)) > 1 or b.group(1) in _COMMON_SHORT)
-                if vocab[joined] >= 2 and not (known_a and known_b):
-                    out.append(tok + nxt)
-                    i += 2
-                    continue
+            b = re.fullmatch(r"([a-z]+)(\W.*)?", nxt)  # "ors,", "ear-view": the letters before the first mark
+            if a and b and vocab[(tok + b.group(1)).lower()] >= 2 and not (known(tok) and known(b.group(1))):
+                out.append(tok + nxt)
+                i += 2
+                continue
         out.append(tok)
         i += 1
     return " ".join(out)
+
+
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "est")
+
+
+def is_english(word: str, english: Container[str]) -> bool:
+    """`word` (lower case) is in the word list as written or as an inflection of a listed word ("mirrors")."""
+    return word in english or any(word.endswith(x) and word[:-len(x)] in english for x in _INFLECTIONS
+                                  if len(word) > len(x) + 2)
 
 
 def dehyphenate(text: str, vocab: Counter[str]) -> str:
@@ -224,7 +240,8 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
     plain = word_counts(_HYPHEN_BREAK.sub(" ", "\n".join(pages)))
     pages = [dehyphenate(text, plain) for text in pages]
     vocab = word_counts("\n".join(pages))
-    cleaned = ["\n".join(rejoin_split_words(ln, vocab) for ln in text.splitlines()) for text in pages]
+    english = english_words()
+    cleaned = ["\n".join(rejoin_split_words(ln, vocab, english) for ln in text.splitlines()) for text in pages]
     return cleaned, dropped, sorted(running)
 
 

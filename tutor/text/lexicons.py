@@ -34,6 +34,23 @@ _SLIPS = (("\u0902\u091f\u094d\u0930", "\u0902\u0924\u094d\u0930"), ("\u0928\u09
           "\u0902\u0924\u094d\u0930"), ("\u0938\u094d\u091f\u094d\u0930", "\u0938\u094d\u0924\u094d\u0930"))
 
 
+@lru_cache(maxsize=2)
+def _english_words(path: str, mtime: float) -> frozenset[str] | None:
+    try:
+        return frozenset(w for r in read_tsv(Path(path)) if (w := r.get("english", "").strip().lower()).isalpha()
+                         and w.isascii())
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        log.warning("could not read the English words of %s (%s)", path, e)
+        return None
+
+
+def english_words(path: Path = SHABDANJALI) -> frozenset[str] | None:
+    """Shabdanjali's one-word English headwords, lower case (about 72,000): what ingest takes for an English word when
+    it mends words a PDF split (tutor/ingest/pdftext.py). The shipped file is read, never FreeDict, so every machine
+    cleans a PDF the same way; None where it is absent (ingest then goes by the document's own words)."""
+    return _english_words(str(path), path.stat().st_mtime) if path.is_file() else None
+
+
 def read_tsv(path: Path) -> Iterator[dict[str, str]]:
     """The rows of a tab-separated file with a header line (gzip'd where its name ends in .gz), as dicts."""
     opener = gzip.open if path.suffix == ".gz" else open
