@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tutor.errors import PdfRefused
 from tutor.ingest.visible import visible_text
-from tutor.text.lexicons import english_words
+from tutor.text.lexicons import english_words, is_english
 from tutor.text.normalize import collapse_repeats
 
 log = logging.getLogger(__name__)
@@ -148,15 +148,12 @@ def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] |
     has it too: a PDF that splits "mirr ors" the same way every time makes "mirr" and "ors" words of the document,
     never of English.
     """
-    tokens = line.split(" ")
-    out: list[str] = []
-    i = 0
-
     def known(piece: str) -> bool:
         p = piece.lower()
         return (vocab[p] >= 2 and (len(p) > 1 or p in _COMMON_SHORT)
                 and (english is None or len(p) == 1 or is_english(p, english)))
 
+    tokens, out, i = line.split(" "), [], 0
     while i < len(tokens):
         tok = tokens[i]
         if i + 1 < len(tokens):
@@ -170,15 +167,6 @@ def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] |
         out.append(tok)
         i += 1
     return " ".join(out)
-
-
-_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "est")
-
-
-def is_english(word: str, english: Container[str]) -> bool:
-    """`word` (lower case) is in the word list as written or as an inflection of a listed word ("mirrors")."""
-    return word in english or any(word.endswith(x) and word[:-len(x)] in english for x in _INFLECTIONS
-                                  if len(word) > len(x) + 2)
 
 
 def dehyphenate(text: str, vocab: Counter[str]) -> str:

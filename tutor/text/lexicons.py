@@ -14,7 +14,7 @@ from __future__ import annotations
 import gzip
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -49,6 +49,15 @@ def english_words(path: Path = SHABDANJALI) -> frozenset[str] | None:
     it mends words a PDF split (tutor/ingest/pdftext.py). The shipped file is read, never FreeDict, so every machine
     cleans a PDF the same way; None where it is absent (ingest then goes by the document's own words)."""
     return _english_words(str(path), path.stat().st_mtime) if path.is_file() else None
+
+
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ly", "er", "est")
+
+
+def is_english(word: str, english: Container[str]) -> bool:
+    """`word` (lower case) is in the word list as written or as an inflection of a listed word ("mirrors")."""
+    return word in english or any(word.endswith(x) and word[:-len(x)] in english for x in _INFLECTIONS
+                                  if len(word) > len(x) + 2)
 
 
 def read_tsv(path: Path) -> Iterator[dict[str, str]]:
