@@ -75,3 +75,29 @@ def test_a_damaged_shelf_is_named_and_the_others_still_warm(library, tmp_path):
     report = warm_tutor(Tutor(library))
     assert report.shelves == ["10/social-science"]
     assert list(report.failed) == ["10/science"] and "Damaged" in report.failed["10/science"]
+
+
+class PolicyTutor(Tutor):
+    """A Tutor with a policy: the warm-up also loads the dictionaries Hindi questions are read with."""
+
+    def __init__(self, library, policy):
+        super().__init__(library)
+        self.policy = policy
+
+
+def test_the_warm_up_loads_the_dictionaries_hindi_and_hinglish_questions_are_read_with(library):
+    from tutor.policy import load_policy
+    from tutor.text import hinglish_dictionary
+
+    hinglish_dictionary._SPELLERS.clear()
+    report = warm_tutor(PolicyTutor(library, load_policy()))
+    assert {"Hinglish dictionary", "Dakshina", "learnt spelling"} <= set(report.readings)  # the shipped policy's
+    assert hinglish_dictionary._SPELLERS  # the first Hinglish question finds the spelling model built
+    off = load_policy().with_values(hinglish_dictionary=False)
+    assert "Hinglish dictionary" not in warm_tutor(PolicyTutor(library, off)).readings
+
+
+def test_dictionaries_that_cannot_be_loaded_are_named_and_the_shelves_still_warm(library):
+    report = warm_tutor(PolicyTutor(library, object()))  # no policy fields: the loading fails
+    assert sorted(report.shelves) == ["10/science", "10/social-science"]
+    assert "AttributeError" in report.failed["Hindi readings"] and report.done
