@@ -46,7 +46,13 @@ class PostgresTestServer:
         import psycopg
 
         name = f"t_{uuid.uuid4().hex[:16]}"
-        with psycopg.connect(self.admin_url, autocommit=True) as con:
+        try:
+            con = psycopg.connect(self.admin_url, autocommit=True)
+        except psycopg.OperationalError as e:  # the server died: say what its log says (CI saw it once, 2026-11-27)
+            log = Path(self.server.pgdata) / "log"
+            tail = log.read_text(errors="replace")[-3000:] if log.exists() else "(no server log)"
+            raise RuntimeError(f"the session's PostgreSQL test server is not answering: {e}\n{tail}") from e
+        with con:
             con.execute(f'CREATE DATABASE "{name}"')
         url = self.url(name)
         if extension:
