@@ -1,5 +1,6 @@
 """A Hindi word typed in Latin letters, spelt back in Devanagari by a character-level model learnt from Dakshina's
-pairs (issue 34): the fallback for a typed word that Dakshina's own list does not hold ("bhookamp" -> भूकंप).
+pairs (issue 34): the fallback for a typed word that neither Dakshina's own list nor the romanised dictionary reads
+("ghanatva" -> घनत्व, density; "sakshrata" -> साक्षरता, literacy; "ardhchalak" -> अर्धचालक, semiconductor).
 
 The model is a table of P(Devanagari piece | Latin piece), pieces of one to three characters on each side, learnt by
 expectation-maximisation over every way of cutting each pair into pieces (the many-to-many alignment of
