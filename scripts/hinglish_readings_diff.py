@@ -17,6 +17,7 @@ from tutor.evaluation.questions import load_questions  # noqa: E402
 from tutor.policy import load_policy  # noqa: E402
 from tutor.retrieval.search import Library  # noqa: E402
 from tutor.text.readings import shelf_reading  # noqa: E402
+from tutor.text.terms import has_devanagari  # noqa: E402
 
 
 def main() -> None:
@@ -29,7 +30,7 @@ def main() -> None:
     stats, n, differ = {}, 0, 0
     for f in sorted(glob.glob("tests/data/*hinglish*.jsonl")) + ["tests/data/xling-offbook-dev.jsonl"]:
         for q in load_questions(f):
-            if any("\u0900" <= c <= "\u097f" for c in q.question):
+            if has_devanagari(q.question):
                 continue
             if q.subject not in stats:
                 stats[q.subject] = lib.term_stats(lib.shelf(q.klass, q.subject))

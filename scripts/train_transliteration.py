@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from tutor.text.hindi_dictionary import normalize_hindi
-from tutor.text.hinglish_dictionary import dakshina, latin_index, latin_key, latin_lemmas
+from tutor.text.hinglish_dictionary import dakshina, latin_index, romanised_heads
 from tutor.text.lexicons import TRANSLITERATION, reading_dictionary
 from tutor.text.transliterate import Transliterator, learn, listed, load, save
 
@@ -31,13 +31,6 @@ def pairs(src: Path, splits: set[str]) -> list[tuple[str, str, float]]:
     with open(src / "hinglish-devanagari.tsv", encoding="utf-8") as fh:
         return [(r["latin"].lower(), normalize_hindi(r["devanagari"]), float(r["annotators"] or 1))
                 for r in csv.DictReader(fh, delimiter="\t") if r["split"] in splits]
-
-
-def rule(word: str, index) -> tuple[str, ...]:
-    for f in [word] + latin_lemmas(word):
-        if heads := index.by_key.get(latin_key(f)):
-            return heads
-    return ()
 
 
 def main(src: Path, measure_only: bool) -> None:
@@ -65,7 +58,7 @@ def measure(split: str, src: Path, d, index, tl: Transliterator) -> None:
         gold = set(d.get(dev))
         got = tl.spell(lat)
         learnt_ok = bool(got) and (got[0][0] == dev or bool(gold & set(d.get(got[0][0]))))
-        rows.append((got[0][1] if got else None, learnt_ok, rule(lat, index), gold))
+        rows.append((got[0][1] if got else None, learnt_ok, romanised_heads(lat, index), gold))
     per_word = (time.perf_counter() - t0) / max(1, len(rows)) * 1000
     n = len(rows)
     print(f"\nDakshina's {split} split, pairs the tutor would look up: {n}; {per_word:.1f} ms a word")
@@ -97,7 +90,7 @@ def english(squad: Path, index, tl: Transliterator, n: int = 2000) -> None:
                    and not (dk and dk.devanagari(w.lower()))})
     sample = random.Random(0).sample(pool, min(n, len(pool)))
     scores = [(tl.spell(w) or [(None, None)])[0][1] for w in sample]
-    ruled = [bool(rule(w, index)) for w in sample]
+    ruled = [bool(romanised_heads(w, index)) for w in sample]
     print(f"\nEnglish words that reach the fallback: {len(sample)} of {len(pool)}; romanised dictionary reads "
           f"{sum(ruled) / len(sample):.1%} of them as Hindi")
     for bar in BARS:
@@ -105,6 +98,7 @@ def english(squad: Path, index, tl: Transliterator, n: int = 2000) -> None:
         both = sum(a or (s is not None and s >= bar) for a, s in zip(ruled, scores))
         print(f"{bar:6.2f} | learnt alone reads {alone / len(sample):.1%}, romanised first then learnt "
               f"{both / len(sample):.1%}")
+
 
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]

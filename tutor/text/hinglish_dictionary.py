@@ -160,6 +160,15 @@ def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
     return None
 
 
+def romanised_heads(word: str, index: LatinIndex) -> tuple[str, ...]:
+    """The English headwords of the dictionary phrase whose romanisation a typed word matches (`latin_key`), as typed
+    or by its uninflected forms; () where none does."""
+    for f in [word] + latin_lemmas(word):
+        if heads := index.by_key.get(latin_key(f)):
+            return heads
+    return ()
+
+
 Spelling = Callable[[str], "str | None"]
 _SPELLERS: dict[tuple[int, str], tuple[Dictionary, Transliterator]] = {}
 
@@ -202,13 +211,10 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
         return None
     if romanised is not None and (got := through_devanagari(w, romanised, d, vocabulary)):
         return got
-    forms = [w] + latin_lemmas(w)
-    for f in forms:
-        heads = index.by_key.get(latin_key(f))
-        if heads:
-            return choose(heads, vocabulary)
+    if heads := romanised_heads(w, index):
+        return choose(heads, vocabulary)
     if spelling is not None:
-        for f in forms:
+        for f in [w] + latin_lemmas(w):
             if (got := spelling(f)) and (senses := d.senses(got)):
                 return choose_tiers(senses, vocabulary)
     return None
