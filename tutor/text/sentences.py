@@ -10,6 +10,12 @@ from functools import lru_cache
 
 _ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\.e|e\.g|etc|Prof|approx|Sec|Ch)\."
                          r"|\b[A-Z]\.)$")
+# abbreviations that may also end a sentence ("... by Bajaj Auto Ltd. The ..."): glued only to what goes on as the
+# same sentence would (a lower-case word, a number, a bracket: "Rs. 500", "Ltd. (OIL) is", "Govt. of India") or to
+# another of them ("Co." "Ltd.")
+_NAME_ABBREV = r"(?:Rs|Ltd|Pvt|Co|Inc|Corp|Govt|Mt|Smt|Shri|Jr|Sr|Dept|Bros|Lt|Col|Gen|Capt|pp|cf|vs)\."
+_MAYBE_END = re.compile(r"\b" + _NAME_ABBREV + "$")
+_GOES_ON = re.compile(r"[a-z0-9(]|" + _NAME_ABBREV + r"(?:\s|$)")
 
 
 @lru_cache(maxsize=1)
@@ -25,7 +31,8 @@ def _punkt():
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) character spans of the sentences of a text: punkt for English, split again after each danda,
-    and glued back after abbreviations such as "Fig." and "No." that punkt takes for sentence ends."""
+    and glued back after abbreviations such as "Fig." and "No." that punkt takes for sentence ends, and after "Rs.",
+    "Ltd." and the like where the sentence goes on."""
     try:
         tok = _punkt()
         spans = list(tok.span_tokenize(text))
@@ -34,10 +41,11 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     # punkt (English) does not know the Devanagari danda: a Hindi sentence ends at "।" or "॥" (and at "?" or "!",
     # which punkt already splits on)
     spans = [part for s, e in spans for part in _split_danda(text, s, e)]
-    # punkt splits after "Fig." and "No."; glue those back
+    # punkt splits after "Fig.", "No.", "Rs."; glue those back
     merged: list[list[int]] = []
     for s, e in spans:
-        if merged and _ABBREV_END.search(text[merged[-1][0]:merged[-1][1]]):
+        before = text[merged[-1][0]:merged[-1][1]] if merged else ""
+        if merged and (_ABBREV_END.search(before) or (_MAYBE_END.search(before) and _GOES_ON.match(text, s))):
             merged[-1][1] = e
         else:
             merged.append([s, e])
