@@ -223,6 +223,54 @@ def test_activity_heading_ends_a_question_box():
     assert _kind_of(chunks, "Take a small amount of calcium oxide") == {BODY}
 
 
+
+# ---------------------------------------------------------------- headings without a number
+
+MIRRORS = PageText(9, "If you visit the Agra Fort, try to observe the full image of the Taj Mahal in its convex\n"
+                      "mirror. You should stand suitably at the terrace adjoining the wall of the fort.\n"
+                      "Uses of convex mirrors\n"
+                      "Convex mirrors are commonly used as rear-view (wing) mirrors in vehicles. These mirrors\n"
+                      "are fitted on the sides of the vehicle, enabling the driver to see traffic behind.")
+
+
+def _sentences(chunks) -> list[str]:
+    return [t for c in chunks for t, _ in c.sentence_texts()]
+
+
+def test_a_short_line_between_two_sentences_is_a_heading_and_not_part_of_the_next_sentence():
+    sents = _sentences(_chunks([MIRRORS]))
+    assert "Uses of convex mirrors" in sents
+    assert "Convex mirrors are commonly used as rear-view (wing) mirrors in vehicles." in sents
+
+
+@pytest.mark.parametrize("line, why", [
+    ("You should stand on the", "it ends on an article: a sentence that wraps"),
+    ("So, we have", "a comma: a clause, not a heading"),
+    ("Let OM = x cm", "a formula"),
+    ("uses of convex mirrors", "it does not begin with a capital"),
+])
+def test_a_short_line_that_is_not_a_heading_stays_in_its_sentence(line, why):
+    page = PageText(9, MIRRORS.text.replace("Uses of convex mirrors", line))
+    assert line not in _sentences(_chunks([page])), why
+
+
+def test_a_short_line_after_a_sentence_that_goes_on_is_not_a_heading():
+    page = PageText(9, MIRRORS.text.replace("terrace adjoining the wall of the fort.", "terrace adjoining the wall of"))
+    assert "Uses of convex mirrors" not in _sentences(_chunks([page]))
+
+
+def test_a_line_as_long_as_the_pages_prose_is_not_a_heading():
+    # a narrow column: every line of prose is short, so a seven-word line there is prose that wraps
+    page = PageText(4, "Rivers carry silt down to the plains.\n"
+                       "Farmers Grow Rice In The Fertile Plains\n"
+                       "Wheat grows in the drier north-west.\n"
+                       "Pulses are grown in both seasons here.")
+    assert "Farmers Grow Rice In The Fertile Plains" not in _sentences(_chunks([page]))
+    wide = PageText(4, "\n".join(ln if ln.startswith("Farmers") else ln[:-1] + " in the years of good monsoon rain."
+                                  for ln in page.text.splitlines()))
+    assert "Farmers Grow Rice In The Fertile Plains" in _sentences(_chunks([wide]))
+
+
 # ---------------------------------------------------------------- question lists without a heading
 
 NUMBERED = PageText(

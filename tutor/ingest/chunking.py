@@ -31,6 +31,15 @@ _EXERCISE_HEAD = re.compile(r"^(?:E\s?X\s?E\s?R\s?C\s?I\s?S\s?E\s?S?|Exercises?)
 _SECTION_HEAD = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){1,3})\.?\s+([A-Z][^.?!]{2,90})$")
 _SUMMARY_HEAD = re.compile(r"^(?:What you have learnt|Summary|Key Points?)\b", re.I)
 _ACTIVITY_HEAD = re.compile(r"^(?:Activity|Figure|Fig\.|Table)\s+\d+\.\d+")
+# an unnumbered heading ("Uses of convex mirrors", "Red and Yellow Soils") is a short line of its own between a sentence
+# that ended and one that begins (see _is_subheading); its last word is no article, preposition or linking verb, which
+# would mean the line is the start of a sentence that wraps
+_RUNS_ON = re.compile(r"\b(?:the|a|an|of|and|or|to|in|for|with|by|on|at|from|as|that|which|is|are|was|were|its|their)$",
+                      re.I)
+_LINE_ENDS = re.compile(r"[.?!:;,\-\u2013\u2014)\]\"'\u201d\u2019]\s*$")  # a line that ends so goes on or has ended
+_SENTENCE_ENDED = re.compile(r"[.?!][\"'\u201d\u2019)]?\s*$")
+# a heading is at most this many words and this share of the page's usual line (a wrapped line of prose is fuller)
+_HEAD_MAX_WORDS, _HEAD_MAX_SHARE = 8, 0.75
 
 
 @dataclass(frozen=True)
@@ -153,6 +162,28 @@ def _line_kind(line: str, state: str) -> tuple[str, bool]:
     return state, False
 
 
+def _is_subheading(prev: str | None, line: str, nxt: str | None, usual: float) -> bool:
+    """Whether `line` is a heading without a number: short (at most _HEAD_MAX_WORDS words and _HEAD_MAX_SHARE of
+    `usual`, the page's median line length), capitalised, ending without punctuation, after a line whose sentence
+    ended and before a line that begins with a capital. Without this the heading is read into the next sentence
+    ("Uses of convex mirrors Convex mirrors are commonly used as rear-view mirrors."), which then opens an answer."""
+    words = line.split()
+    if not 1 <= len(words) <= _HEAD_MAX_WORDS or len(line) > _HEAD_MAX_SHARE * usual:
+        return False
+    if not line[0].isupper() or not re.search(r"[A-Za-z]{3}", line) or _LINE_ENDS.search(line):
+        return False
+    if "=" in line or "," in line or _RUNS_ON.search(line):  # formulae and wrapped clauses
+        return False
+    return (prev is not None and bool(_SENTENCE_ENDED.search(prev))
+            and nxt is not None and nxt[:1].isupper())
+
+
+def _usual_length(lines: list[str]) -> float:
+    """The median length of a page's lines of prose (longer than 20 characters); 80 where there are none."""
+    lens = sorted(len(ln) for ln in lines if len(ln) > 20)
+    return float(lens[len(lens) // 2]) if lens else 80.0
+
+
 @dataclass
 class _Block:
     kind: str
@@ -177,8 +208,15 @@ def _blocks(pages: list[PageText]) -> list[_Block]:
                 cur.parts.append((page.page, " ".join(para), False))
                 para.clear()
 
-        for line in page.text.splitlines():
+        lines = page.text.splitlines()
+        usual = _usual_length(lines)
+        for i, line in enumerate(lines):
             new_state, heading = _line_kind(line, state)
+            if not heading and _is_subheading(lines[i - 1] if i else None, line,
+                                              lines[i + 1] if i + 1 < len(lines) else None, usual):
+                flush()
+                cur.parts.append((page.page, line, True))
+                continue
             if heading:
                 flush()
                 m = _SECTION_HEAD.match(line)
