@@ -259,6 +259,16 @@ def test_a_short_line_after_a_sentence_that_goes_on_is_not_a_heading():
     assert "Uses of convex mirrors" not in _sentences(_chunks([page]))
 
 
+def test_a_term_that_wraps_onto_a_short_line_is_not_a_heading():
+    page = PageText(9, "Six parties are recognised as national parties in the country at present, as the table shows.\n"
+                       "Bahujan Samaj\n"
+                       "Party (BSP):\n"
+                       "Formed in 1984 under the leadership of Kanshi Ram, it seeks to represent the Bahujan samaj.")
+    sents = _sentences(_chunks([page]))
+    assert "Bahujan Samaj" not in sents
+    assert any(t.startswith("Bahujan Samaj Party (BSP): Formed in 1984") for t in sents)
+
+
 def test_a_line_as_long_as_the_pages_prose_is_not_a_heading():
     # a narrow column: every line of prose is short, so a seven-word line there is prose that wraps
     page = PageText(4, "Rivers carry silt down to the plains.\n"

@@ -165,7 +165,7 @@ def _line_kind(line: str, state: str) -> tuple[str, bool]:
 def _is_subheading(prev: str | None, line: str, nxt: str | None, usual: float) -> bool:
     """Whether `line` is a heading without a number: short (at most _HEAD_MAX_WORDS words and _HEAD_MAX_SHARE of
     `usual`, the page's median line length), capitalised, ending without punctuation, after a line whose sentence
-    ended and before a line that begins with a capital. Without this the heading is read into the next sentence
+    ended and before a line of prose that begins with a capital. Without this the heading is read into the next sentence
     ("Uses of convex mirrors Convex mirrors are commonly used as rear-view mirrors."), which then opens an answer."""
     words = line.split()
     if not 1 <= len(words) <= _HEAD_MAX_WORDS or len(line) > _HEAD_MAX_SHARE * usual:
@@ -174,8 +174,11 @@ def _is_subheading(prev: str | None, line: str, nxt: str | None, usual: float) -
         return False
     if "=" in line or "," in line or _RUNS_ON.search(line):  # formulae and wrapped clauses
         return False
-    return (prev is not None and bool(_SENTENCE_ENDED.search(prev))
-            and nxt is not None and nxt[:1].isupper())
+    if prev is None or not _SENTENCE_ENDED.search(prev) or nxt is None or not nxt[:1].isupper():
+        return False
+    # the next line is prose (a full line, or a sentence that ends there), not the rest of a heading or of a term
+    # that wraps ("Bahujan Samaj" / "Party (BSP):")
+    return len(nxt) > _HEAD_MAX_SHARE * usual or bool(_SENTENCE_ENDED.search(nxt))
 
 
 def _usual_length(lines: list[str]) -> float:
