@@ -223,7 +223,6 @@ def test_activity_heading_ends_a_question_box():
     assert _kind_of(chunks, "Take a small amount of calcium oxide") == {BODY}
 
 
-
 # ---------------------------------------------------------------- headings without a number
 
 MIRRORS = PageText(9, "If you visit the Agra Fort, try to observe the full image of the Taj Mahal in its convex\n"
