@@ -66,6 +66,21 @@ def test_facts_are_worked_out_once(monkeypatch):
     assert q.factoid and q.asks_fact and q.answer_type is not None
 
 
+@pytest.mark.parametrize("text, fact", [
+    ("What is the SI unit of electric current?", True),
+    ("India is the second largest producer of rice after which country?", True),  # the question word comes late
+    ("According to the Constitution, in which year was English to stop being used?", True),
+    ("A tax on imports is an example of what?", True),
+    ("How many atoms of oxygen make up a molecule of ozone?", True),
+    ("Explain what happens when zinc is put in dilute acid.", False),  # asks to explain, whatever word follows
+    ("How does the heart pump blood, and what happens then?", False),  # how, not how many
+    ("Compare which of the two mirrors forms a larger image.", False),
+    ("Why is the sky blue?", False),
+])
+def test_a_short_factual_question_is_told_by_its_question_word_anywhere_near_the_start(text, fact):
+    assert Question.of(text).asks_fact is fact
+
+
 def test_understood_says_what_was_read_and_leaves_out_what_is_empty():
     q = replace(Question.read("प्रकाश का अपवर्तन क्या है?"), reading="what is refraction of light",
                 read_from="Hindi", unread=("अपवर्तन",), asked="what is refraction of light")

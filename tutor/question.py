@@ -224,8 +224,10 @@ _WHO = re.compile(r"^(?:who|whom|whose)\b", re.I)
 _NAMED = re.compile(r"\b[A-Z][a-z]+|\b[A-Z]{2,}\b")  # a span that names someone: a capitalised word or an acronym
 _TYPE_NAMES = [("a number", _ANSWER_TYPES[0][1]), ("a time", _ANSWER_TYPES[1][1]), ("a name", _ANSWER_TYPES[2][1]),
                ("a number", _HINDI_ANSWER_TYPES[0][1]), ("a time", _HINDI_ANSWER_TYPES[1][1])]
-_ASKS_FACT = re.compile(r"^(?:\S+\s+){0,4}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
-                        r"big|high)|name)\b(?!.*\b(?:why|reasons?|explain|describe)\b)", re.I)
+_ASKS_FACT = re.compile(r"^(?!.*\b(?:why|reasons?|explain|describe|compare|distinguish|differentiate|discuss|justify)\b)"
+                        r"(?!how\b(?!\s+(?:many|much|long|far|old|big|high)\b))"
+                        r"(?:\S+\s+){0,12}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
+                        r"big|high)|name)\b", re.I)
 # "What is X?", "Define X", "What is meant by X?": X is the term asked about (the gate looks for its definition)
 _ASKS_DEFINITION = re.compile(
     r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
@@ -247,8 +249,9 @@ def answer_type(question: str, language: str | None = None) -> re.Pattern[str] |
 
 
 def asks_for_fact(question: str) -> bool:
-    """A short factual question in English, the kind a bold first line answers: a question word at most four words
-    in ("In which organs ...?", "On average, what percentage ...?"), one sentence, not asking why or to explain."""
+    """A short factual question in English, the kind a bold first line answers: a question word anywhere in its first
+    thirteen words ("In which organs ...?", "India is the second largest producer of rice after which country?"), one
+    sentence, not asking why, how (but "how many"), to explain, describe or compare."""
     q = question.strip()
     return bool(_ASKS_FACT.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
 
