@@ -224,7 +224,8 @@ _WHO = re.compile(r"^(?:who|whom|whose)\b", re.I)
 _NAMED = re.compile(r"\b[A-Z][a-z]+|\b[A-Z]{2,}\b")  # a span that names someone: a capitalised word or an acronym
 _TYPE_NAMES = [("a number", _ANSWER_TYPES[0][1]), ("a time", _ANSWER_TYPES[1][1]), ("a name", _ANSWER_TYPES[2][1]),
                ("a number", _HINDI_ANSWER_TYPES[0][1]), ("a time", _HINDI_ANSWER_TYPES[1][1])]
-_ASKS_FACT = re.compile(r"^(?!.*\b(?:why|reasons?|explain|describe|compare|distinguish|differentiate|discuss|justify)\b)"
+_ASKS_FACT = re.compile(r"^(?!.*\b(?:why|reasons?|explain|describe|compare|distinguish|differentiate|discuss|"
+                        r"justify)\b)"
                         r"(?!how\b(?!\s+(?:many|much|long|far|old|big|high)\b))"
                         r"(?:\S+\s+){0,12}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
                         r"big|high)|name)\b", re.I)
