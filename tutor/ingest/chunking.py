@@ -214,12 +214,9 @@ def _blocks(pages: list[PageText]) -> list[_Block]:
         lines = page.text.splitlines()
         usual = _usual_length(lines)
         for i, line in enumerate(lines):
-            new_state, heading = _line_kind(line, state)
-            if not heading and _is_subheading(lines[i - 1] if i else None, line,
-                                              lines[i + 1] if i + 1 < len(lines) else None, usual):
-                flush()
-                cur.parts.append((page.page, line, True))
-                continue
+            new_state, heading = _line_kind(line, state)  # an unnumbered heading keeps the state and section
+            heading = heading or _is_subheading(lines[i - 1] if i else None, line,
+                                                lines[i + 1] if i + 1 < len(lines) else None, usual)
             if heading:
                 flush()
                 m = _SECTION_HEAD.match(line)
