@@ -709,6 +709,20 @@ def test_a_devanagari_question_the_book_does_not_answer_is_refused_in_hindi_as_i
     assert not Reason(audit.rows(limit=1)[0]["reason"]).is_coverage_gap
 
 
+def test_a_refused_question_about_the_student_says_so_instead_of_blaming_the_book(library, audit):
+    t = tutor(library, audit)
+    plain = t.ask("Do you compare the price you paid for a cricket bat with others?", "10", "science")
+    assert plain.was_refusal and plain.reason == Reason.ABOUT_YOU and plain.message == Reason.ABOUT_YOU.en
+    row = audit.rows(limit=1)[0]
+    assert row["reason"] == "about_you" and not Reason(row["reason"]).is_coverage_gap  # not a gap of the book
+    assert plain.understood["about the student"] == "yes"
+    # the same words, asked about the world, keep the book's reason
+    other = t.ask("Who compares the price paid for a cricket bat with others?", "10", "science")
+    assert other.was_refusal and Reason(other.reason) in BOOK_REFUSALS
+    hindi = t.ask("क्या आप दुकानदार से क्रिकेट बैट का बिल माँगते हैं?", "10", "science")
+    assert hindi.was_refusal and hindi.reason == Reason.ABOUT_YOU and hindi.message == Reason.ABOUT_YOU.hi
+
+
 def test_a_devanagari_question_read_whole_and_refused_keeps_the_gates_reason(library, audit, hindi_dictionary):
     ans = tutor(library, audit).ask("विश्व क्या है?", "10", "science")  # "what is world": every word read
     assert ans.resolved_question == "what is world" and ans.was_refusal

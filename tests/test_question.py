@@ -81,6 +81,28 @@ def test_a_short_factual_question_is_told_by_its_question_word_anywhere_near_the
     assert Question.of(text).asks_fact is fact
 
 
+@pytest.mark.parametrize("text, about_you", [
+    ("Do you compare the price paid by you with those of others?", True),
+    ("Do you agree with this view? Give reasons.", True),
+    ("Did you ever complain to a shopkeeper?", True),
+    ("In your opinion, should voting be compulsory?", True),
+    ("What would you do if a shopkeeper cheated you?", True),
+    ("क्या आप दुकानदार से बिल माँगते हैं?", True),
+    ("kya aap bill maangte ho", True),
+    ("Do you know which gas is filled in bags of chips?", False),  # asks about the world
+    ("What do you mean by a displacement reaction?", False),
+    ("What do you think happens if all the decomposers die?", False),
+    ("Have you noticed that the sky is blue?", False),
+    ("Would you expect a copper wire to conduct electricity?", False),
+    ("Will you get the same result with a concave mirror?", False),
+    ("How do you find the focal length of a lens?", False),
+    ("क्या आप जानते हैं कि आकाश नीला क्यों है?", False),
+    ("What is the SI unit of electric current?", False),
+])
+def test_a_question_about_the_student_is_told_from_one_about_the_world(text, about_you):
+    assert Question.of(text).about_you is about_you
+
+
 def test_understood_says_what_was_read_and_leaves_out_what_is_empty():
     q = replace(Question.read("प्रकाश का अपवर्तन क्या है?"), reading="what is refraction of light",
                 read_from="Hindi", unread=("अपवर्तन",), asked="what is refraction of light")

@@ -62,12 +62,12 @@ def test_unknown_codes_read_as_they_are_and_a_typo_is_not_a_reason():
         Reason.OF_TOPIC  # noqa: B018
 
 
-def test_coverage_gaps_leave_out_answers_empty_questions_errors_missing_shelves_unread_words_and_off_topic():
+def test_coverage_gaps_leave_out_answers_empty_questions_errors_missing_shelves_unread_words_off_topic_and_about_you():
     # the same set as coverage_gaps() on the teachers' page; a question asked during a database outage says nothing
     # about the book either, nor does a "Why?" with no earlier answer
     assert {r for r in Reason if not r.is_coverage_gap} == {
         Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF, Reason.UNREAD_LANGUAGE,
-        Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.LIBRARY_UNREACHABLE, Reason.LIBRARY_BUSY,
+        Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.ABOUT_YOU, Reason.LIBRARY_UNREACHABLE, Reason.LIBRARY_BUSY,
         Reason.NO_EARLIER_ANSWER}
     assert Reason.NO_EXAMPLE_IN_BOOK.is_coverage_gap and Reason.NO_REASON_IN_BOOK.is_coverage_gap
     assert Reason.LOW_CONFIDENCE.is_coverage_gap and Reason.NOT_ANSWERABLE.is_coverage_gap

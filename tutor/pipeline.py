@@ -174,7 +174,9 @@ class Tutor(KindFollowups):
                 cross = bool(q.reading) and (q.read_from == "Hindi" or bool(p.hinglish_cross_lingual_score))
                 ans = self._ask_library(q, str(klass), subject, timer, on_token, res, cross)
                 # the dictionary, not the book, may lack them: retrieval (and the judge's chunks) read without them
-                if q.unread and ans.reason in BOOK_REFUSALS:
+                if q.about_you and ans.reason in BOOK_REFUSALS:  # no book answers what the student does or thinks
+                    ans = replace(ans, reason=Reason.ABOUT_YOU, message=Reason.ABOUT_YOU.message(lang))
+                elif q.unread and ans.reason in BOOK_REFUSALS:
                     words = ("शब्द: " if lang == HINDI else "words: ") + ", ".join(q.unread)  # named to the student
                     ans = replace(ans, reason=Reason.UNREAD_WORDS, message=f"{Reason.UNREAD_WORDS.message(lang)} "
                                   f"({words})", notes=ans.notes + (f"Hindi words not read: {', '.join(q.unread)}",))

@@ -119,6 +119,10 @@ class Question:
         return asks_for_fact(self.gate_text)
 
     @cached_property
+    def about_you(self) -> bool:
+        return asks_about_student(self.text)
+
+    @cached_property
     def answer_type(self) -> re.Pattern[str] | None:
         return answer_type(self.gate_text, self.detected_language)
 
@@ -189,6 +193,7 @@ class Question:
             "terms": ", ".join(self.terms), "numbers": ", ".join(sorted(self.numbers)),
             "names": ", ".join(self.names), "negated": "yes" if self.negated else "",
             "factual": "yes" if self.factoid else "", "asks for": self.followup_kind,
+            "about the student": "yes" if self.about_you else "",
             "answer type": next((name for name, pattern in _TYPE_NAMES if kind is not None and kind is pattern), ""),
         }
         return {k: v for k, v in shown.items() if v}
@@ -255,6 +260,25 @@ def asks_for_fact(question: str) -> bool:
     sentence, not asking why, how (but "how many"), to explain, describe or compare."""
     q = question.strip()
     return bool(_ASKS_FACT.match(q)) and q.count("?") <= 1 and not re.search(r"[.!?]\s+\S", q.rstrip("?. "))
+
+
+# A question about the student's own habits, experience or opinion ("Do you compare the price paid by you with those
+# of others?", "In your opinion ...", "क्या आप ...", "kya aap ..."): no book answers it. "Do you know which gas ...?",
+# "What do you mean by ...?", "Have you noticed that ...?", "Would you expect ...?", "Will you get the same result
+# ...?" and "What do you think happens ...?" ask about the world, and are not.
+_ABOUT_YOU = re.compile(
+    r"^(?:(?:do|did|are)\s+you\b(?!\s+(?:know|mean|understand|think\s+that|notice|find|expect|get|see|observe)\b)"
+    r"|have\s+you\b(?!\s+(?:ever\s+)?(?:wondered|noticed|seen|heard|observed|thought|read|learnt|learned)\b)"
+    r"|(?:in\s+your\s+(?:opinion|view)|what\s+would\s+you\s+do|what\s+do\s+you\s+(?:feel|prefer)"
+    r"|how\s+(?:do|did|would)\s+you\s+feel|what\s+is\s+your\s+(?:opinion|view|favourite|favorite))\b)"
+    r"|^(?:क्या\s+आप(?!\s+जानते)|आपके\s+(?:विचार|मत)\s+में|आपकी\s+राय\s+में)"
+    r"|^(?:kya\s+(?:aap|ap|tum)\b(?!\s+jaante)|aapke\s+(?:vichar|hisaab|hisab)\s+(?:mein|me|se)\b)", re.I)
+
+
+def asks_about_student(question: str) -> bool:
+    """Whether the question asks about the student (their habits, experience or opinion), which no textbook answers:
+    a refusal of such a question says so (Reason.ABOUT_YOU) instead of blaming the book."""
+    return bool(_ABOUT_YOU.search(question.strip()))
 
 
 def span_type(question: str, language: str | None = None) -> re.Pattern[str] | None:

@@ -56,6 +56,13 @@ class Reason(StrEnum):
         "This question is not about anything in this textbook.",
         "यह प्रश्न इस पाठ्यपुस्तक की किसी भी बात के बारे में नहीं है।",
     )
+    ABOUT_YOU = (
+        "about_you", "About the student",
+        "This question asks about you: your own habits, experience or opinion. Your textbook cannot answer that for "
+        "you; think it over, or talk about it with your teacher.",
+        "यह प्रश्न आपके बारे में है: आपकी अपनी आदतें, अनुभव या राय। आपकी पाठ्यपुस्तक इसका उत्तर आपके लिए नहीं दे "
+        "सकती; इस पर स्वयं सोचिए, या अपने शिक्षक से बात कीजिए।",
+    )
     WRONG_SUBJECT = (
         "wrong_subject", "Wrong subject",
         "This looks like a question for a different subject's textbook.",
@@ -247,20 +254,22 @@ class Reason(StrEnum):
 
         Read by `coverage_gaps` in tutor/audit/reports.py, which leaves out empty questions, answerer errors, missing
         shelves, questions asked while the shared database was unreachable or too busy, questions in a script the
-        tutor cannot read, Hindi words its dictionary lacks and questions about nothing the shelf is about (off-topic:
-        who won the IPL), a follow-up ("Why?") with no earlier answer to read it against, and answered rows, which are
-        not refusals.
+        tutor cannot read, Hindi words its dictionary lacks, questions about nothing the shelf is about (off-topic:
+        who won the IPL), questions about the student ("Do you compare prices?"), a follow-up ("Why?") with no
+        earlier answer to read it against, and answered rows, which are not refusals.
         """
         return self not in _NOT_COVERAGE_GAPS
 
 
 # a question the tutor cannot read (its script, or Hindi words its dictionary lacks) says nothing about what the book
-# lacks, and neither does one about nothing the shelf is about (its best evidence under offtopic_max_score)
+# lacks, and neither does one about nothing the shelf is about (its best evidence under offtopic_max_score) or one
+# about the student's own habits or opinion
 _NOT_COVERAGE_GAPS = frozenset({Reason.ANSWERED, Reason.EMPTY_QUESTION, Reason.ANSWERER_ERROR, Reason.NO_SHELF,
-                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS, Reason.OFF_TOPIC,
+                                Reason.UNREAD_LANGUAGE, Reason.UNREAD_WORDS, Reason.OFF_TOPIC, Reason.ABOUT_YOU,
                                 Reason.LIBRARY_UNREACHABLE, Reason.LIBRARY_BUSY, Reason.NO_EARLIER_ANSWER})
-# the refusals that say the book lacks something: for a question whose reading kept Hindi words the dictionary could
-# not read they become UNREAD_WORDS (the book may hold the answer under the English word)
+# the refusals that say the book lacks something: for a question about the student ("Do you compare prices?") they
+# become ABOUT_YOU, and for one whose reading kept Hindi words the dictionary could not read UNREAD_WORDS (the book may
+# hold the answer under the English word)
 BOOK_REFUSALS = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE, Reason.INSUFFICIENT_CONTEXT, Reason.NO_CLEAR_WINNER,
                            Reason.NOT_ANSWERABLE, Reason.READER_NOT_ANSWERABLE})
 
