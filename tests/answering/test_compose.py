@@ -29,6 +29,20 @@ def test_prose_is_quoted_and_captions_instructions_questions_and_equations_are_n
     assert quotable("  Ohm's law   holds for metallic conductors. ") == "Ohm's law holds for metallic conductors."
 
 
+def test_a_list_items_bullet_is_cut_off_and_what_follows_is_judged_as_prose_or_not():
+    # NCERT's bullets come out of the text layer as the letters of a dingbat font: "n" for its square, "l", "Ø"
+    assert quotable("n Control and coordination are the functions of the nervous system.") == (
+        "Control and coordination are the functions of the nervous system.")
+    assert quotable("n Take about 2 g lead nitrate powder in a boiling tube.") == ""  # an activity's step
+    assert quotable("• Depletion of resources for satisfying the greed of a few.") == (
+        "Depletion of resources for satisfying the greed of a few.")
+    assert quotable("Ø What comment are the artists making on the social changes?") == ""
+    # a letter that is a word, or a variable before a verb, is not a bullet
+    assert quotable("A Turing machine is a mathematical model of computing.") == (
+        "A Turing machine is a mathematical model of computing.")
+    assert quotable("n is the number of sides of the polygon.") == "n is the number of sides of the polygon."
+
+
 def test_the_lead_comes_first_and_the_rest_in_the_books_reading_order():
     text = "First the book says this. Then it says that. Finally it says the other thing."
     srcs = [source(1, text, chunk_id="ch:0003"), source(2, "Earlier chunk sentence here.", chunk_id="ch:0001")]

@@ -444,3 +444,15 @@ def test_a_negation_in_a_clause_of_purpose_does_not_make_the_question_negated():
     assert check(d.checks, "negation").passed is False
     assert Question.of("What should we do in order not to waste water?").negated is False
     assert Question.of("Which metals do not react with acids?").negated is True
+
+
+def test_an_activity_step_behind_a_bullet_ranks_below_the_books_statement_as_one_without_a_bullet_does():
+    from tutor.safety.gate import rank_sentences, term_weights
+
+    statement = "Lead nitrate on heating gives off brown fumes of nitrogen dioxide."
+    for step in ("Take about 2 g lead nitrate powder in a boiling tube and heat it.",
+                 "n Take about 2 g lead nitrate powder in a boiling tube and heat it."):  # NCERT's bullet, as extracted
+        c = chunk("chem:0000", f"{step} {statement}", section="1.2 Decomposition", page=9)
+        q = "What happens when lead nitrate is heated?"  # both sentences hold its every word
+        cands = rank_sentences(q, hits((c, 0.8)), term_weights(q, TermStats([c.text])))
+        assert [x.text for x in cands][:1] == [statement], step

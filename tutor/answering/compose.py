@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from tutor.text.sentences import without_bullet
 from tutor.types import AnswerSentence, Draft, Source
 
 # an equation and its number run into the next sentence by the PDF's text layer: "I Q t= (11.1) The SI unit of ..."
@@ -24,9 +25,10 @@ _INSTRUCTION = re.compile(
 
 def quotable(sentence: str) -> str:
     """The sentence as prose a student can be quoted, or "" when it is not prose: a caption, an instruction to do an
-    activity, a question, an equation. A leading equation fragment that the text layer ran into the sentence is cut
-    off ("I Q t= (11.1) The SI unit ..." -> "The SI unit ...")."""
-    text = " ".join(sentence.split())
+    activity, a question, an equation. A list item's bullet ("n Take ...": tutor.text.sentences.without_bullet) and a
+    leading equation fragment that the text layer ran into the sentence are cut off ("I Q t= (11.1) The SI unit ..."
+    -> "The SI unit ...")."""
+    text = without_bullet(" ".join(sentence.split()))
     m = _EQUATION_LEAD.match(text)
     if m and ("=" in m.group("eq") or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
         text = text[m.end():]

@@ -15,6 +15,7 @@ from tutor.reasons import Reason, Tier
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import passage_language
+from tutor.text.sentences import without_bullet
 from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set
 from tutor.types import Check, Hit
 
@@ -140,7 +141,7 @@ def _rank_score(sentence: str, coverage: float, retrieval: float) -> float:
     break ties (a definition beats a caption or an instruction to do an activity)."""
     words = len(sentence.split())
     return (coverage + 0.25 * retrieval + (0.08 if _DEFINES.search(sentence) else 0.0)
-            - (0.12 if _NOT_PROSE.match(sentence) else 0.0) - (0.05 if words < 8 else 0.0)
+            - (0.12 if _NOT_PROSE.match(without_bullet(sentence)) else 0.0) - (0.05 if words < 8 else 0.0)
             - (0.05 if words > 60 else 0.0))
 
 

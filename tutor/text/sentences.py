@@ -76,3 +76,14 @@ def split_sentences(text: str) -> list[str]:
         if line.strip():
             out.extend(s for s in (line[a:b] for a, b in sentence_spans(line)) if s.strip())
     return out
+
+
+# a list item's bullet at a sentence's start: a bullet character, or the letter a dingbat font's bullet is extracted as
+# (NCERT's ■ comes out of the text layer as "n", its ● as "l", its ➢ as "Ø": "n Take about 2 g lead nitrate ...")
+# before a capital; no English sentence opens with a lone lower-case letter
+_BULLET = re.compile(r"^(?:[•▪■●◆❖➢►Ø]|[nlqu](?=\s+[A-Z]))\s+")
+
+
+def without_bullet(sentence: str) -> str:
+    """The sentence without a list item's bullet at its start ("n Take about 2 g ..." -> "Take about 2 g ...")."""
+    return _BULLET.sub("", sentence.lstrip(), count=1)
