@@ -19,6 +19,11 @@ def test_prose_is_quoted_and_captions_instructions_questions_and_equations_are_n
     assert quotable("The SI unit of electric current is ampere.") == "The SI unit of electric current is ampere."
     assert quotable("I Q t= (11.1) The SI unit of electric charge is coulomb.") == (
         "The SI unit of electric charge is coulomb.")
+    assert quotable("C6H12O6(aq) + 6O2(aq) → 6CO2(aq) + 6H2O(l) + energy (1.18) (Glucose) (iii) The decomposition of "
+                    "vegetable matter into compost is exothermic.") == (
+        "The decomposition of vegetable matter into compost is exothermic.")  # the equation's labels go with it
+    assert quotable("See Section (10.2) (on mirrors) The mirror formula applies to both kinds.") == (
+        "See Section (10.2) (on mirrors) The mirror formula applies to both kinds.")  # prose, not an equation
     assert quotable("Figure 11.2 A schematic diagram of an electric circuit.") == ""
     assert quotable("Fig. 3.4 Reaction of zinc with dilute sulphuric acid.") == ""
     assert quotable("Activity 1.1 Take a clean magnesium ribbon.") == ""

@@ -14,7 +14,8 @@ from tutor.text.sentences import without_bullet
 from tutor.types import AnswerSentence, Draft, Source
 
 # an equation and its number run into the next sentence by the PDF's text layer: "I Q t= (11.1) The SI unit of ..."
-_EQUATION_LEAD = re.compile(r"^(?P<eq>.{0,80}?\(\d{1,2}\.\d{1,2}\))\s+(?=[A-Z])")
+# (and the labels printed under it: "... + energy (1.18) (Glucose) (iii) The decomposition of ...")
+_EQUATION_LEAD = re.compile(r"^(?P<eq>.{0,80}?\(\d{1,2}\.\d{1,2}\)(?:\s*\([^()]{1,25}\))*)\s+(?=[A-Z])")
 # lines that are not statements of the book's: figure and table captions, activity headings, instructions to do
 _CAPTION = re.compile(r"^(?:Fig(?:ure)?s?\.?|Table|Activity|Chart|Map|Box|Graph)\s*\d", re.I)
 _INSTRUCTION = re.compile(
@@ -30,7 +31,8 @@ def quotable(sentence: str) -> str:
     -> "The SI unit ...")."""
     text = without_bullet(" ".join(sentence.split()))
     m = _EQUATION_LEAD.match(text)
-    if m and ("=" in m.group("eq") or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
+    if m and ("=" in m.group("eq") or "→" in m.group("eq")
+              or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
         text = text[m.end():]
     if not text or text.rstrip().endswith("?") or _CAPTION.match(text) or _INSTRUCTION.match(text):
         return ""
