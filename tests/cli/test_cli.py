@@ -44,3 +44,8 @@ def test_a_parent_made_per_command_keeps_each_commands_default():
 def test_ask_json_is_a_switch_not_a_report_path():
     ns = parse("ask", "Q?", "--class", "10", "--subject", "science", "--json")
     assert ns.json is True and not hasattr(ns, "json_out")
+
+
+def test_followups_are_read_by_the_models_the_app_uses_unless_told_not_to():
+    assert parse("followups", "f.jsonl", "--libraries", "l").models is True  # the reader reads them, as in the app
+    assert parse("followups", "f.jsonl", "--libraries", "l", "--no-models").models is False  # the gate alone

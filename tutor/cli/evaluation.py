@@ -115,7 +115,8 @@ def cmd_followups(args: argparse.Namespace) -> int:
     convs = load_conversations(args.conversations)
     indexes = eval_indexes(args, {c.followup.library for c in convs})
     base = load_policy(args.policy)
-    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=False)  # one library each
+    # one library each mode
+    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=args.models)
               for name, lib in indexes.items() for mode, settings in FOLLOWUP_MODES.items()}
     r = evaluate_followups(convs, lambda lib, mode: tutors[(lib, mode)], _counter(args))
     first = r["modes"]["alone"]
@@ -310,7 +311,7 @@ def _followup_kinds(args: argparse.Namespace) -> int:
     convs = load_kind_conversations(args.conversations)
     indexes = eval_indexes(args, {c.library for c in convs})
     base = load_policy(args.policy)
-    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=False)
+    tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=args.models)
               for name, lib in indexes.items() for mode, (settings, _) in KIND_MODES.items()}
     r = evaluate_kinds(convs, lambda lib, mode: tutors[(lib, mode)], _counter(args))
     print("\n".join(report_lines(r, args.verbose)))
@@ -336,6 +337,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("conversations", type=Path, help="e.g. tests/data/followups.jsonl, or a file of kind follow-ups "
                    "(tests/data/followups-kinds.jsonl: each kind, development and held-out halves apart)")
     p.add_argument("--verbose", action="store_true", help="print each follow-up as typed and as resolved")
+    p.add_argument("--models", action=argparse.BooleanOptionalAction, default=True,
+                   help="the models the policy names (the answerability reader) read the follow-ups, as in the app; "
+                        "--no-models: the gate and the extractive answerer alone (the measure before 2026-11-27)")
     p.set_defaults(fn=cmd_followups)
 
     p = sub.add_parser("calibrate", help="search the thresholds: false acceptance against coverage",
