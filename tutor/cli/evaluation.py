@@ -115,7 +115,7 @@ def cmd_followups(args: argparse.Namespace) -> int:
     convs = load_conversations(args.conversations)
     indexes = eval_indexes(args, {c.followup.library for c in convs})
     base = load_policy(args.policy)
-    # one library each mode
+    # one tutor for each library and each way of asking the follow-up
     tutors = {(name, mode): build_tutor(lib, policy=base.with_values(**settings), models=args.models)
               for name, lib in indexes.items() for mode, settings in FOLLOWUP_MODES.items()}
     r = evaluate_followups(convs, lambda lib, mode: tutors[(lib, mode)], _counter(args))
