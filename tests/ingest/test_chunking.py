@@ -320,6 +320,19 @@ def test_mark_question_lists_leaves_question_boxes_as_they_are(kind_chunks):
         ("Magnesium ribbon burns with a dazzling white flame.", False),
         ("Calcium oxide reacts vigorously with water.", False),
         ("Explain the following:", False),  # an introduction to a list, not a task on its own
+        # a question word opens statements too: it asks only with its question mark
+        ("When fats and oils are oxidised, they become rancid and their smell and taste change.", False),
+        ("When are fats and oils said to be rancid?", True),
+        ("Where the laws of member states provide for lesser rights, European Union law can be enforced.", False),
+        ("Should a pathogen infect the body more than once, memory cells eliminate it.", False),
+        ("What all these models have in common is that the machines operate deterministically.", False),
+        # a task's verb asks without one; a verb that is also a noun only before what a task names
+        ("State two reasons for power sharing.", True),
+        ("State government has powers of its own.", False),
+        ("Name the type of reaction.", True),
+        ("Name of the element is given in the table.", False),
+        ("List the metals whose wires you have seen in daily life.", True),
+        ("Can you identify the various items used in making life comfortable.", True),
     ],
 )
 def test_is_asking(sentence, asking):

@@ -456,3 +456,20 @@ def test_an_activity_step_behind_a_bullet_ranks_below_the_books_statement_as_one
         q = "What happens when lead nitrate is heated?"  # both sentences hold its every word
         cands = rank_sentences(q, hits((c, 0.8)), term_weights(q, TermStats([c.text])))
         assert [x.text for x in cands][:1] == [statement], step
+
+
+def test_a_statement_that_opens_with_a_question_word_is_a_candidate_sentence():
+    # "When fats and oils are oxidised, they become rancid ..." states the answer; it used to be read as a question and
+    # left out, so the answer could only come from the sentences around it
+    from tutor.safety.gate import rank_sentences, term_weights
+
+    statement = "When fats and oils are oxidised, they become rancid and their smell and taste change."
+    text = f"Keeping food in air tight containers helps to slow down oxidation. {statement}"
+    c = chunk("chem:0001", text, section="1.3.2 Rancidity", page=13)
+    q = "What do fats and oils become when they are oxidised?"
+    cands = rank_sentences(q, hits((c, 0.8)), term_weights(q, TermStats([c.text])))
+    assert [x.text for x in cands][:1] == [statement]
+    asked = "When are fats and oils said to be rancid?"  # the same words as a question are still no candidate
+    c2 = chunk("chem:0002", f"{asked} Keeping food in air tight containers helps to slow down oxidation.",
+               section="1.3.2 Rancidity", page=13)
+    assert asked not in [x.text for x in rank_sentences(q, hits((c2, 0.8)), term_weights(q, TermStats([c2.text])))]

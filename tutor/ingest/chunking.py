@@ -20,13 +20,17 @@ _QBOX_HEAD = re.compile(
     r"^(?:Q\s?U\s?E\s?S\s?T\s?I\s?O\s?N\s?S|Questions|Discuss|Let['’]s discuss|Write in brief|Project|Check your "
     r"progress)\s*\??$"
 )
-# a sentence that asks rather than tells: a numbered item, a question, or a task for the student
-_ASKING = re.compile(
-    r"^(?:\(?[0-9ivx]{1,4}[.)]\s*)?(?:\(?[a-h][.)]\s*)?(?:Why|What|How|When|Where|Which|Who|Whom|Whose|Explain|Describe|"
-    r"Discuss|Write|List|Name|Give|State|Define|Identify|Compare|Distinguish|Differentiate|Draw|Find|Calculate|"
-    r"Suggest|Mention|Analyse|Analyze|Examine|Evaluate|Justify|Illustrate|Show|Prove|Classify|Choose|Fill|Match|"
-    r"Complete|Do you|Can you|Is it|Are|Does|Do|Should|Imagine|Collect|Prepare|Find out)\b",
-)
+# a sentence that asks rather than tells: a numbered item, a question, or a task for the student. A question word
+# opens statements too ("When fats and oils are oxidised, they become rancid.", "Where the laws of member states
+# provide ..."), so it asks only with its question mark; a task's verb asks without one, and the verbs that are also
+# nouns ("State government has powers ...", "Name of the ...") only before what a task names ("State two reasons")
+_NUMBERED = r"^(?:\(?[0-9ivx]{1,4}[.)]\s*)?(?:\(?[a-h][.)]\s*)?"
+_TASK = re.compile(
+    _NUMBERED + r"(?:Explain|Describe|Discuss|Write|Give|Define|Identify|Compare|Distinguish|Differentiate|Draw|Find|"
+    r"Calculate|Suggest|Mention|Analyse|Analyze|Examine|Evaluate|Justify|Illustrate|Prove|Classify|Choose|Fill|"
+    r"Imagine|Collect|Prepare|Do you|Can you|(?:State|Name|List|Show|Match|Complete)(?=\s+(?:the|a|an|any|some|"
+    r"one|two|three|four|five|each|all|your|its|their|that|whether|how|why|what|which|who|where|when|briefly|in|"
+    r"following|examples?|reasons?|differences?)\b))\b")
 _EXERCISE_HEAD = re.compile(r"^(?:E\s?X\s?E\s?R\s?C\s?I\s?S\s?E\s?S?|Exercises?)(?:\s+\d+(?:\.\d+)?)?\s*$")
 _SECTION_HEAD = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){1,3})\.?\s+([A-Z][^.?!]{2,90})$")
 _SUMMARY_HEAD = re.compile(r"^(?:What you have learnt|Summary|Key Points?)\b", re.I)
@@ -325,7 +329,7 @@ def chunk_pages(
 def is_asking(sentence: str) -> bool:
     """True for a sentence that asks (a question, a numbered task) rather than states something."""
     s = sentence.strip()
-    return s.endswith("?") or bool(_ASKING.match(s)) and not s.endswith(":")
+    return s.endswith("?") or bool(_TASK.match(s)) and not s.endswith(":")
 
 
 def mark_question_lists(chunks: list[Chunk], min_share: float = 0.5) -> list[Chunk]:
