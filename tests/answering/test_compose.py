@@ -48,6 +48,13 @@ def test_a_list_items_bullet_is_cut_off_and_what_follows_is_judged_as_prose_or_n
     assert quotable("n is the number of sides of the polygon.") == "n is the number of sides of the polygon."
 
 
+def test_a_do_you_know_that_sentence_is_quoted_as_the_statement_it_is_and_a_real_question_is_not():
+    told = "Did you know that gold and silver are the most malleable metals?"
+    assert quotable(told) == told  # the book's words, as printed
+    assert quotable("Do you know why these metals are used for making vessels?") == ""
+    assert quotable("Do you know?") == ""
+
+
 def test_the_lead_comes_first_and_the_rest_in_the_books_reading_order():
     text = "First the book says this. Then it says that. Finally it says the other thing."
     srcs = [source(1, text, chunk_id="ch:0003"), source(2, "Earlier chunk sentence here.", chunk_id="ch:0001")]

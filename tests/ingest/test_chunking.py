@@ -333,6 +333,9 @@ def test_mark_question_lists_leaves_question_boxes_as_they_are(kind_chunks):
         ("Name of the element is given in the table.", False),
         ("List the metals whose wires you have seen in daily life.", True),
         ("Can you identify the various items used in making life comfortable.", True),
+        # NCERT's "Do you know that ...?" states a fact; "Do you know why ...?" asks
+        ("Do you know that chips manufacturers flush bags of chips with nitrogen?", False),
+        ("Do you know why these metals are used for making vessels?", True),
     ],
 )
 def test_is_asking(sentence, asking):

@@ -473,3 +473,16 @@ def test_a_statement_that_opens_with_a_question_word_is_a_candidate_sentence():
     c2 = chunk("chem:0002", f"{asked} Keeping food in air tight containers helps to slow down oxidation.",
                section="1.3.2 Rancidity", page=13)
     assert asked not in [x.text for x in rank_sentences(q, hits((c2, 0.8)), term_weights(q, TermStats([c2.text])))]
+
+
+def test_a_do_you_know_that_sentence_is_a_candidate_and_a_real_question_is_not():
+    from tutor.safety.gate import rank_sentences, term_weights
+
+    told = ("Do you know that chips manufacturers usually flush bags of chips with gas such as nitrogen to prevent "
+            "the chips from getting oxidised ?")  # as the text layer gives it, the space before "?" included
+    asked = "Do you know why chips manufacturers flush bags of chips with a gas?"
+    c = chunk("chem:0003", f"{asked} Keeping food in air tight containers helps to slow down oxidation. {told}",
+              section="1.3.2 Rancidity", page=13)
+    q = "Which gas do chips manufacturers fill bags of chips with?"
+    texts = [x.text for x in rank_sentences(q, hits((c, 0.8)), term_weights(q, TermStats([c.text])))]
+    assert texts[:1] == [told] and asked not in texts

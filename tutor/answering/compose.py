@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from tutor.text.sentences import without_bullet
+from tutor.text.sentences import tells_as_question, without_bullet
 from tutor.types import AnswerSentence, Draft, Source
 
 # an equation and its number run into the next sentence by the PDF's text layer: "I Q t= (11.1) The SI unit of ..."
@@ -34,7 +34,8 @@ def quotable(sentence: str) -> str:
     if m and ("=" in m.group("eq") or "→" in m.group("eq")
               or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
         text = text[m.end():]
-    if not text or text.rstrip().endswith("?") or _CAPTION.match(text) or _INSTRUCTION.match(text):
+    if not text or _CAPTION.match(text) or (text.rstrip().endswith("?") or _INSTRUCTION.match(text)) \
+            and not tells_as_question(text):  # "Do you know that ...?" states what follows "that"
         return ""
     words = re.findall(r"[A-Za-z\u0900-\u097f]{3,}", text)
     visible = [ch for ch in text if not ch.isspace()]

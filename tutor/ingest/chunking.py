@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from tutor.ingest.pdftext import PageText, rejoin_split_words, word_counts
 from tutor.text.lexicons import english_words
 from tutor.text.normalize import title_case
-from tutor.text.sentences import sentence_spans
+from tutor.text.sentences import sentence_spans, tells_as_question
 from tutor.types import BODY, EXERCISE, QUESTION_BOX, Chunk
 
 _NCERT_CODE = re.compile(r"^[a-z]{4}\d{3}$")
@@ -329,6 +329,8 @@ def chunk_pages(
 def is_asking(sentence: str) -> bool:
     """True for a sentence that asks (a question, a numbered task) rather than states something."""
     s = sentence.strip()
+    if tells_as_question(s):  # "Do you know that ... ?" tells
+        return False
     return s.endswith("?") or bool(_TASK.match(s)) and not s.endswith(":")
 
 

@@ -15,7 +15,7 @@ from tutor.reasons import Reason, Tier
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import passage_language
-from tutor.text.sentences import without_bullet
+from tutor.text.sentences import tells_as_question, without_bullet
 from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set
 from tutor.types import Check, Hit
 
@@ -93,7 +93,7 @@ def rank_sentences(question: Question | str, evidence: list[Hit], weights: dict[
         term_sets = [set() if h else term_set(s) for (s, _), h in zip(sents, held)]
         for i, (s, page) in enumerate(sents):
             # headings and captions end without a full stop: they name a topic, they do not state anything
-            if held[i] or len(s.split()) < 4 or is_asking(s) or not _STATES.search(s):
+            if held[i] or len(s.split()) < 4 or is_asking(s) or not (_STATES.search(s) or tells_as_question(s)):
                 continue
             window = set().union(*term_sets[max(0, i - 1) : i + 2])
             cov = 0.6 * weighted_share(weights, term_sets[i]) + 0.4 * weighted_share(weights, window)

@@ -87,3 +87,13 @@ _BULLET = re.compile(r"^(?:[•▪■●◆❖➢►Ø]|[nlqu](?=\s+[A-Z]))\s+")
 def without_bullet(sentence: str) -> str:
     """The sentence without a list item's bullet at its start ("n Take about 2 g ..." -> "Take about 2 g ...")."""
     return _BULLET.sub("", sentence.lstrip(), count=1)
+
+
+# "Do you know that chips manufacturers usually flush bags of chips with gas such as nitrogen ... ?": NCERT's boxes
+# state a fact in a question's form; what follows "that" is told, not asked ("Do you know why?" asks)
+_TELLS_AS_QUESTION = re.compile(r"^\W*(?:Do|Did)\s+you\s+know\s+that\s+\w", re.I)
+
+
+def tells_as_question(sentence: str) -> bool:
+    """A "Do you know that ...?" sentence: a statement in a question's form, quoted and ranked as the book's prose."""
+    return bool(_TELLS_AS_QUESTION.match(without_bullet(sentence)))
