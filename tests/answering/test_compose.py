@@ -55,6 +55,15 @@ def test_a_do_you_know_that_sentence_is_quoted_as_the_statement_it_is_and_a_real
     assert quotable("Do you know?") == ""
 
 
+def test_a_tables_rows_read_as_one_line_are_not_quoted_and_prose_with_figures_is():
+    rows = ("State Literacy Rate % Net Attendance Ratio (per 100 persons) secondary stage (aged 15–17 years) 2017–18 "
+            "Haryana 28 82 73 Kerala 6 94 94 Bihar 27 62 69 Sources : Economic Survey 2024–25.")
+    assert quotable(rows) == ""
+    census = ("According to the 1901 census, out of 711,988 inhabitants 56.2% were Catholics, 35.7% Jews, 5% Greek "
+              "orthodox Christians and 2.8% Protestants.")
+    assert quotable(census) == census
+
+
 def test_the_lead_comes_first_and_the_rest_in_the_books_reading_order():
     text = "First the book says this. Then it says that. Finally it says the other thing."
     srcs = [source(1, text, chunk_id="ch:0003"), source(2, "Earlier chunk sentence here.", chunk_id="ch:0001")]

@@ -16,6 +16,10 @@ from tutor.types import AnswerSentence, Draft, Source
 # an equation and its number run into the next sentence by the PDF's text layer: "I Q t= (11.1) The SI unit of ..."
 # (and the labels printed under it: "... + energy (1.18) (Glucose) (iii) The decomposition of ...")
 _EQUATION_LEAD = re.compile(r"^(?P<eq>.{0,80}?\(\d{1,2}\.\d{1,2}\)(?:\s*\([^()]{1,25}\))*)\s+(?=[A-Z])")
+# a table's rows that the text layer reads as one line: "... Haryana 28 82 73 Kerala 6 94 94 Bihar 27 62 69 ..."; prose
+# with figures in it ("... 56.2% were Catholics, 35.7% Jews, 5% Greek orthodox ...") holds fewer than eight
+_FIGURE = re.compile(r"^[\d.,%–\-:/()]*\d[\d.,%–\-:/()]*$")
+_TABLE_MIN_FIGURES, _TABLE_FIGURE_SHARE = 8, 0.2
 # lines that are not statements of the book's: figure and table captions, activity headings, instructions to do
 _CAPTION = re.compile(r"^(?:Fig(?:ure)?s?\.?|Table|Activity|Chart|Map|Box|Graph)\s*\d", re.I)
 _INSTRUCTION = re.compile(
@@ -26,9 +30,9 @@ _INSTRUCTION = re.compile(
 
 def quotable(sentence: str) -> str:
     """The sentence as prose a student can be quoted, or "" when it is not prose: a caption, an instruction to do an
-    activity, a question, an equation. A list item's bullet ("n Take ...": tutor.text.sentences.without_bullet) and a
-    leading equation fragment that the text layer ran into the sentence are cut off ("I Q t= (11.1) The SI unit ..."
-    -> "The SI unit ...")."""
+    activity, a question, an equation, a table's rows. A list item's bullet ("n Take ...":
+    tutor.text.sentences.without_bullet) and a leading equation fragment that the text layer ran into the sentence
+    are cut off ("I Q t= (11.1) The SI unit ..." -> "The SI unit ...")."""
     text = without_bullet(" ".join(sentence.split()))
     m = _EQUATION_LEAD.match(text)
     if m and ("=" in m.group("eq") or "→" in m.group("eq")
@@ -41,6 +45,10 @@ def quotable(sentence: str) -> str:
     visible = [ch for ch in text if not ch.isspace()]
     letters = sum(ch.isalpha() for ch in visible)
     if len(words) < 3 or letters < 0.6 * len(visible):  # an equation or a row of symbols, not a sentence
+        return ""
+    tokens = text.split()
+    figures = sum(bool(_FIGURE.match(t)) for t in tokens)
+    if figures >= _TABLE_MIN_FIGURES and figures >= _TABLE_FIGURE_SHARE * len(tokens):  # a table's rows
         return ""
     return text
 
