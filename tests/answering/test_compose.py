@@ -55,6 +55,20 @@ def test_a_do_you_know_that_sentence_is_quoted_as_the_statement_it_is_and_a_real
     assert quotable("Do you know?") == ""
 
 
+def test_an_unnumbered_equation_run_into_the_next_sentence_is_cut_off_and_prose_that_writes_one_out_is_kept():
+    assert quotable("2NaCl(aq) + 2H2O(l) fi 2NaOH(aq) + Cl2(g) + H2(g) Chlorine gas is given off at the anode, and "
+                    "hydrogen gas at the cathode.") == ("Chlorine gas is given off at the anode, and hydrogen gas at "
+                                                        "the cathode.")  # "fi": the font's arrow, as extracted
+    assert quotable("Metal + Water → Metal oxide + Hydrogen Metal oxide + Water → Metal hydroxide Metals like "
+                    "potassium and sodium react violently with cold water.") == (
+        "Metals like potassium and sodium react violently with cold water.")
+    # prose before the equation: the sentence is the book's, whole
+    written = "In general, a neutralisation reaction can be written as – Base + Acid → Salt + Water"
+    assert quotable(written) == written
+    assert quotable("Now, in general, for the ith class interval, we have the frequency fi corresponding to the class "
+                    "mark xi.").startswith("Now, in general")  # "fi" among words is a variable, not an arrow
+
+
 def test_a_tables_rows_read_as_one_line_are_not_quoted_and_prose_with_figures_is():
     rows = ("State Literacy Rate % Net Attendance Ratio (per 100 persons) secondary stage (aged 15–17 years) 2017–18 "
             "Haryana 28 82 73 Kerala 6 94 94 Bihar 27 62 69 Sources : Economic Survey 2024–25.")

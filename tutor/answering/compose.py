@@ -16,6 +16,26 @@ from tutor.types import AnswerSentence, Draft, Source
 # an equation and its number run into the next sentence by the PDF's text layer: "I Q t= (11.1) The SI unit of ..."
 # (and the labels printed under it: "... + energy (1.18) (Glucose) (iii) The decomposition of ...")
 _EQUATION_LEAD = re.compile(r"^(?P<eq>.{0,80}?\(\d{1,2}\.\d{1,2}\)(?:\s*\([^()]{1,25}\))*)\s+(?=[A-Z])")
+# an equation with no number printed beside it, run into the sentence after it: "2Cu + O2 → 2CuO (Copper) (Copper(II)
+# oxide) Similarly, aluminium forms aluminium oxide.", "Metal + Water → Metal oxide + Hydrogen Metals like potassium
+# ..."; its arrow is "→", or "fi" where a font's arrow is extracted as that ligature
+_ARROW = re.compile(r"→|(?<=\s)fi(?=\s)")
+_PROSE_RUN = re.compile(r"(?<!\S)[a-z]+[,;]?\s+[a-z]+[,;]?\s+[a-z]+\b")  # three words in a row, lower case: prose
+_PROSE_START = re.compile(r"(?<!\S)(?:[A-Z][a-z]+|A|I)[,;]?\s+[a-z]+[,;]?\s+[a-z]+[,;]?\s+[a-z]+\b")
+
+
+def _after_equation(text: str) -> str:
+    """The prose after an unnumbered equation that opens the sentence, or the sentence as it is: cut only where
+    nothing before the prose reads as prose (so "The reaction is written as – NaOH + HCl → ..." stays whole)."""
+    arrows = list(_ARROW.finditer(text))
+    if not arrows:
+        return text
+    start = _PROSE_START.search(text, arrows[-1].end())
+    if start is None or _PROSE_RUN.search(text, 0, start.start()) or len(text[start.start():].split()) < 4:
+        return text
+    return text[start.start():]
+
+
 # a table's rows that the text layer reads as one line: "... Haryana 28 82 73 Kerala 6 94 94 Bihar 27 62 69 ..."; prose
 # with figures in it ("... 56.2% were Catholics, 35.7% Jews, 5% Greek orthodox ...") holds fewer than eight
 _FIGURE = re.compile(r"^[\d.,%–\-:/()]*\d[\d.,%–\-:/()]*$")
@@ -38,6 +58,7 @@ def quotable(sentence: str) -> str:
     if m and ("=" in m.group("eq") or "→" in m.group("eq")
               or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
         text = text[m.end():]
+    text = _after_equation(text)
     if not text or _CAPTION.match(text) or (text.rstrip().endswith("?") or _INSTRUCTION.match(text)) \
             and not tells_as_question(text):  # "Do you know that ...?" states what follows "that"
         return ""
