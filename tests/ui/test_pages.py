@@ -39,6 +39,7 @@ from helpers_library import (
 
 APP = REPO / "app.py"
 ANSWERABLE = "What is the bending of light called?"  # answered from light.pdf page 1 (HashEmbedder shares the words)
+ACROSS_PAGES = "What does a lens do to rays of light?"  # answered with sentences of light.pdf's pages 2 and 1
 OFF_TOPIC = "Who won the 2011 cricket world cup?"
 LIGHT_P1 = ("When light passes from air into water it bends at the surface. This bending of light is called "
             "refraction of light.")
@@ -143,8 +144,9 @@ def test_answer_shows_sentences_with_citations_and_sources(env):
     body = reply.markdown[0].value
     assert "refraction of light" in body and ":blue-badge[1]" in body
     labels = [e.label for e in reply.expander]
-    # one expander per cited source, named by chapter and the pages of the quoted sentences (here 1 and 2)
-    assert labels[0] == "\\[1\\] Light and Refraction · pages 1–2", labels
+    # one expander per cited source, named by chapter and the pages of the quoted sentences (here all on page 1: "When
+    # light passes from air into water it bends at the surface." supports the answer)
+    assert labels[0] == "\\[1\\] Light and Refraction · page 1", labels
     assert labels[-1] == "Diagnostics"
     # the source expander quotes the passage with the cited sentence highlighted
     assert ":blue-background[This bending of light is called refraction of light" in texts(reply.expander[0])
@@ -158,7 +160,7 @@ def images(node) -> list:
 
 def test_cited_source_shows_the_printed_page_with_the_sentence_highlighted(env):
     at = app()
-    at.chat_input[0].set_value(ANSWERABLE).run()
+    at.chat_input[0].set_value(ACROSS_PAGES).run()
     assert not at.exception
     assert not images(at) and not (env["data"] / "page-cache").exists()  # nothing drawn until the source is opened
     source = opened(at, parts=("src1",)).chat_message[-1].expander[0]
@@ -213,6 +215,8 @@ def test_sentence_not_found_on_the_printed_page_shows_the_page_without_highlight
                      "Refraction of light is what we call this bending of light.")
     _reword_on_shelf(env["index"], "Light travels in straight lines through a uniform medium.",
                      "Through a uniform medium, straight lines are what light travels in.")
+    _reword_on_shelf(env["index"], "When light passes from air into water it bends at the surface.",
+                     "At the surface, light that passes from air into water bends.")
     at = app()
     at.chat_input[0].set_value(ANSWERABLE).run()
     assert not at.exception
@@ -1129,7 +1133,7 @@ def test_a_reply_draws_no_page_and_no_diagnostics_tables_until_opened(env, monke
     real = resources.page_image
     monkeypatch.setattr(render, "page_image", lambda *a, **k: drawn.append(a[3]) or real(*a, **k))
     at = app()
-    at.chat_input[0].set_value(ANSWERABLE).run()
+    at.chat_input[0].set_value(ACROSS_PAGES).run()
     at.chat_input[0].set_value("What does a convex lens do?").run()
     assert not at.exception
     assert drawn == [] and not images(at) and not at.dataframe  # two replies with sources: nothing rendered
