@@ -306,6 +306,20 @@ def test_mark_question_lists_leaves_prose_alone():
     assert all(c.is_evidence for c in mark_question_lists(chunks))
 
 
+def test_mark_question_lists_leaves_prose_with_a_few_questions_in_it_as_evidence():
+    # NCERT's "Rancidity": three of its sentences ask, the rest state; "When fats ..." and "Do you know that ...?" state
+    pages = [PageText(13, "Have you ever tasted or smelt the fat or oil containing food left for a long time? When "
+                          "fats and oils are oxidised, they become rancid and their smell and taste change. Keeping "
+                          "food in air tight containers helps to slow down oxidation. Do you know that chips "
+                          "manufacturers usually flush bags of chips with gas such as nitrogen? Is magnesium being "
+                          "oxidised or reduced in this reaction? What you have learnt")]
+    marked = mark_question_lists(_chunks(pages))
+    assert marked and all(c.is_evidence for c in marked)
+    asked = [PageText(14, "Why is respiration an exothermic reaction? When are fats said to be rancid? Name the type "
+                          "of reaction. Oils turn rancid.")]
+    assert not any(c.is_evidence for c in mark_question_lists(_chunks(asked)))  # a list of questions is an exercise
+
+
 def test_mark_question_lists_leaves_question_boxes_as_they_are(kind_chunks):
     marked = mark_question_lists(kind_chunks)
     assert [c.section_kind for c in marked if c.section_kind == QUESTION_BOX] == [QUESTION_BOX, QUESTION_BOX]
