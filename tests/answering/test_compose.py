@@ -69,6 +69,62 @@ def test_an_unnumbered_equation_run_into_the_next_sentence_is_cut_off_and_prose_
                     "mark xi.").startswith("Now, in general")  # "fi" among words is a variable, not an arrow
 
 
+def test_an_activitys_steps_are_not_quoted_and_statements_that_open_with_such_a_word_are():
+    for step in ("Clean a magnesium ribbon about 3-4 cm long by rubbing it with sandpaper .",
+                 "Burn it using a spirit lamp or burner.",
+                 "Test the gas evolved successively with dry and wet blue litmus paper .",
+                 "n Once the test tubes are filled with the respective gases, remove them carefully.",
+                 "For this, collect the samples of following metals – aluminium, copper, iron and zinc.",
+                 "Now pour some dilute HCl in the beaker and switch on the current.",
+                 "Do not touch the wire while the current flows."):
+        assert quotable(step) == "", step
+    for told in ("Heat is given out in this reaction.", "Light travels in straight lines.",
+                 "When an acid reacts with a metal, hydrogen gas is evolved.",
+                 "If a substance gains oxygen during a reaction, it is said to be oxidised.",
+                 "People stop the trains, pull the chain unnecessarily and this causes heavy damage."):
+        assert quotable(told) == told, told
+
+
+def test_a_heading_in_capitals_run_into_a_sentence_is_cut_off_and_a_line_all_in_capitals_is_not_quoted():
+    assert quotable("NOTES FOR THE TEACHER CHAPTER 3 : MONEY AND CREDIT Money is a fascinating subject.") == (
+        "Money is a fascinating subject.")
+    assert quotable("10.2 DEFECTS OF VISION AND THEIR CORRECTION10.2 DEFECTS OF VISION AND THEIR CORRECTION "
+                    "Sometimes, the eye may gradually lose its power of accommodation.") == (
+        "Sometimes, the eye may gradually lose its power of accommodation.")
+    assert quotable("ALSALS The earth’s crust is the major source of metals.") == (
+        "The earth’s crust is the major source of metals.")
+    assert quotable("DEVELOPMENT OF R ESOURCES Resources are vital for human survival.") == (
+        "Resources are vital for human survival.")  # a word the PDF splits stays in the heading
+    assert quotable("MODES OF REPRODUCTION A hydra can regenerate its body.") == "A hydra can regenerate its body."
+    # the heading cut a sentence whose start is elsewhere: its tail is not quoted
+    assert quotable("PRODUCTION ACROSS COUNTRIES multinational corporations (MNCs) emerged on the scene.") == ""
+    assert quotable("THOSE PEOPLE DON'T WANT TO DEVELOP!") == ""  # a cartoon's speech, a heading, a map's labels
+    for told in ("DNA copying is an essential part of reproduction.", "WTO has put pressure on developing countries.",
+                 "HIV AIDS is a disease of the immune system."):  # abbreviations open sentences
+        assert quotable(told) == told, told
+
+
+def test_a_short_heading_in_title_case_before_its_sentence_is_cut_off_and_a_variable_named_a_is_not_a_heading():
+    assert quotable("Chapter 4 Overview In this tour of democracy, we have come across political parties.") == (
+        "In this tour of democracy, we have come across political parties.")
+    assert quotable("(c) Presbyopia The power of accommodation of the eye usually decreases with ageing.") == (
+        "The power of accommodation of the eye usually decreases with ageing.")
+    assert quotable("(a) Myopia Myopia is also known as near-sightedness.") == (
+        "Myopia is also known as near-sightedness.")
+    for told in ("As A gets larger and larger, C gets smaller and smaller.",
+                 "When A is very close to 0°, BC gets very close to 0.",
+                 "Mahatma Gandhi led the Salt March in 1930."):
+        assert quotable(told) == told, told
+
+
+def test_a_sentence_that_only_points_at_a_figure_is_not_quoted():
+    assert quotable("This is illustrated in Fig.9.4 (a) and (b).") == ""
+    assert quotable("This is illustrated in Fig.9.15(a) and Fig.9.15 (b).") == ""
+    assert quotable("This is shown in Fig. 9.14 (a).") == ""
+    told = "This is shown in Fig. 9.14: the image is real, inverted and diminished."
+    assert quotable(told) == told
+
+
 def test_a_tables_rows_read_as_one_line_are_not_quoted_and_prose_with_figures_is():
     rows = ("State Literacy Rate % Net Attendance Ratio (per 100 persons) secondary stage (aged 15–17 years) 2017–18 "
             "Haryana 28 82 73 Kerala 6 94 94 Bihar 27 62 69 Sources : Economic Survey 2024–25.")

@@ -45,21 +45,85 @@ _CAPTION = re.compile(r"^(?:Fig(?:ure)?s?\.?|Table|Activity|Chart|Map|Box|Graph)
 _INSTRUCTION = re.compile(
     r"^(?:Let\s+us|Let's|Take|Observe|Note\s+(?:down|that\s+the\s+reading)|Think|Recall|Try|Find\s+out|Draw|"
     r"Collect|Discuss|Look\s+at|Repeat|Pour|Heat|Dip|Switch\s+on|Connect|Arrange|Set\s+up|Record|Now\s+take|"
-    r"Write\s+down|Make\s+a|Do\s+you|Can\s+you|Have\s+you|Did\s+you)\b", re.I)
+    r"Write\s+down|Make\s+a|Do\s+you|Can\s+you|Have\s+you|Did\s+you)\b"
+    # a noun before its verb is a statement's subject: "Heat is given out ...", "Record rainfall was ..."
+    r"(?!\s+(?:is|are|was|were|has|have|had|can|could|may|might|will|would|must|should)\b)", re.I)
+
+
+# an activity's step, told to the student: a verb of doing at the head of the sentence (or of its main clause, after
+# "Once ...," / "For this,") before what it is done to: "Clean a magnesium ribbon ...", "Burn it using ...", "Test the
+# gas evolved ...", "Once the test tubes are filled ..., remove them carefully.", "Do not touch the ..."; a noun that is
+# also such a verb does not open a statement before an article ("Heat is ...", "Light travels ...")
+_DOING = (r"(?:add|adjust|allow|apply|arrange|attach|blow|boil|bring|burn|carry|check|clamp|clean|close|collect|"
+          r"compare|connect|consider|cool|count|cover|crush|cut|dip|discuss|dissolve|divide|draw|drop|fill|filter|find|fit|fix|"
+          r"focus|fold|grind|grow|hang|heat|hold|identify|imagine|insert|keep|label|leave|light|list|look|make|mark|"
+          r"measure|mix|move|note|observe|open|paint|paste|perform|place|plot|pour|prepare|press|pull|punch|push|put|"
+          r"record|remove|repeat|rotate|rub|scratch|seal|see|set|shake|sketch|soak|sow|spread|sprinkle|squeeze|stir|"
+          r"strike|study|suppose|suspend|switch|take|taste|test|tie|touch|trace|try|turn|use|view|visit|wait|warm|"
+          r"wash|water|weigh|wrap|write)")
+_IMPERATIVE = re.compile(
+    r"^(?:(?:Once|When|After|Before|While|If|As|Now|Then|Next|Finally|Also|Similarly|Further|Again|For|In|On|At|To|"
+    r"With|From|Instead|Using|Here|Thus|Likewise)\b[^,.;:?!]{0,100},\s*)?(?:(?:do\s+not|don[’']t|never)\s+)?(?:gently\s+|carefully\s+|slowly\s+|now\s+|then\s+)?"
+    + _DOING + r"\s+(?:a|an|the|it|them|this|these|those|some|each|both|your|one|two|three|four|five|few|about|"
+    r"equal|small|dilute|\d)\b", re.I)
+# a heading the text layer ran into the sentence: words in capitals ("NOTES FOR THE TEACHER This chapter ...",
+# "10.2 DEFECTS OF VISION AND THEIR CORRECTION10.2 ... Sometimes, ...", split as the PDF splits them: "DEVELOPMENT OF
+# R ESOURCES Resources are ...") or one long word in capitals before a sentence's first word ("ALSALS The earth's
+# crust ..."); an abbreviation that opens a sentence ("DNA copying ...", "WTO has ...") is one short word, and stays
+_CAPS_WORD = r"[-–]*[A-Z][A-Z’'&\-]+(?:\d+(?:\.\d+)*)?"
+_CAPS_LEAD = re.compile(r"^(?:(?:\d+(?:\.\d+)*|[:–\-])\s+)*(?P<run>" + _CAPS_WORD + r"(?:\s+(?:" + _CAPS_WORD
+                        + r"|[A-Z]|\d+(?:\.\d+)*:?|[:–\-]))+|[A-Z]{4,})\s+(?=\S)")
+# a sentence that only points at a figure or a table: "This is illustrated in Fig.9.4 (a) and (b)."
+_POINTER = re.compile(
+    r"^(?:This|These|It|They|That|The\s+same)\s+(?:is|are|was|were|can\s+be|has\s+been|have\s+been)\s+(?:also\s+)?"
+    r"(?:illustrated|shown|depicted|drawn|represented|given)\s+(?:in|by)\s+(?:the\s+)?(?:Figs?\.?|Figures?|Tables?)"
+    r"[\s\d.()a-z,]*?(?:(?:and|or)\s+(?:Figs?\.?|Figures?)?[\s\d.()a-z]*)?\.?$")
+
+
+# a short heading in title case before the sentence it names: "Chapter 4 Overview In this tour of democracy, ...",
+# "(c) Presbyopia The power of accommodation ...", "(a) Myopia Myopia is also known as ..."
+# (not a word that opens a clause: "As A gets larger ...", "When A is very close to 0° ..." name a variable A)
+_CLAUSE_WORD = (r"(?!(?:As|When|If|Since|Because|While|Although|Though|Where|So|Thus|Then|Now|For|But|And|Or|Once|"
+                r"After|Before|Let|Hence|Here|There|Suppose|Unless|Until|Whether|Also|Again)\b)")
+_TITLE_LEAD = re.compile(r"^(?:\((?:[a-z]|[ivx]{1,4}|\d{1,2})\)\s+)?(?:Chapter\s+\d+\s+)?(?:" + _CLAUSE_WORD
+                         + r"[A-Z][a-z]+(?:-[a-z]+)?\s+){1,3}(?=(?:The|A|An|In|It|This|These|There)\s+[a-z])"
+                         r"|^\((?:[a-z]|[ivx]{1,4})\)\s+(?P<term>[A-Z][a-z]+)\s+(?=(?P=term)\s+[a-z])")
+
+
+def _without_caps_heading(text: str) -> str:
+    """The sentence without a heading in capitals the text layer ran into it; "" when the whole line is in capitals
+    (a heading, a map's labels, a cartoon's speech) or what is left is the tail of a sentence the heading cut
+    ("PRODUCTION ACROSS COUNTRIES multinational corporations (MNCs) emerged ...")."""
+    if not any(ch.islower() for ch in text):
+        return ""
+    m = _CAPS_LEAD.match(text)
+    if m is None:
+        return text
+    run, rest = m.group("run"), text[m.end():]
+    if " " not in run and not re.match(r"[A-Z][a-z]", rest):
+        return text
+    if rest[:1].islower():
+        if run.endswith((" A", " I")):  # "MODES OF REPRODUCTION A hydra can ...": the article opens the sentence
+            return run[-1] + " " + rest
+        # "HIV AIDS is ...": two abbreviations open a sentence; a heading is longer
+        return "" if sum(ch.isalpha() for ch in run) >= 8 else text
+    return rest
 
 
 def quotable(sentence: str) -> str:
     """The sentence as prose a student can be quoted, or "" when it is not prose: a caption, an instruction to do an
-    activity, a question, an equation, a table's rows. A list item's bullet ("n Take ...":
-    tutor.text.sentences.without_bullet) and a leading equation fragment that the text layer ran into the sentence
-    are cut off ("I Q t= (11.1) The SI unit ..." -> "The SI unit ...")."""
-    text = without_bullet(" ".join(sentence.split()))
+    activity, a question, an equation, a table's rows, a pointer to a figure. A list item's bullet ("n Take ...":
+    tutor.text.sentences.without_bullet), a heading in capitals and a leading equation fragment that the text layer
+    ran into the sentence are cut off ("I Q t= (11.1) The SI unit ..." -> "The SI unit ...")."""
+    text = _without_caps_heading(without_bullet(" ".join(sentence.split())))
+    text = text[_TITLE_LEAD.match(text).end():] if _TITLE_LEAD.match(text) else text
     m = _EQUATION_LEAD.match(text)
     if m and ("=" in m.group("eq") or "→" in m.group("eq")
               or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
         text = text[m.end():]
     text = _after_equation(text)
-    if not text or _CAPTION.match(text) or (text.rstrip().endswith("?") or _INSTRUCTION.match(text)) \
+    if not text or _CAPTION.match(text) or _POINTER.match(text) or _IMPERATIVE.match(text) \
+            or (text.rstrip().endswith("?") or _INSTRUCTION.match(text)) \
             and not tells_as_question(text):  # "Do you know that ...?" states what follows "that"
         return ""
     words = re.findall(r"[A-Za-z\u0900-\u097f]{3,}", text)
