@@ -277,6 +277,15 @@ def test_unknown_shelf_raises_shelf_not_found_naming_what_exists(library):
     assert "10/science" in msg and "10/social-science" in msg
 
 
+def test_a_subject_written_another_way_opens_its_shelf_and_a_name_no_shelf_can_have_is_not_found(library):
+    lib, _ = library
+    shelf = lib.shelf("10", "social-science")
+    for written in ("social_science", "Social Science", " SOCIAL-SCIENCE "):
+        assert lib.shelf("10", written) is shelf, written  # not "damaged": the store's folder is the same
+    with pytest.raises(ShelfNotFound, match="10/social-science"):
+        lib.shelf("10", "../science")
+
+
 def test_unknown_shelf_in_an_empty_library_says_it_is_empty(tmp_path):
     with pytest.raises(ShelfNotFound, match="library is empty"):
         Library(tmp_path / "nothing", EMB).shelf("10", "science")

@@ -18,7 +18,7 @@ from tutor.errors import EmptyQuestion, ShelfDamaged, ShelfNotFound
 from tutor.question import Question, as_question
 from tutor.retrieval.embedding import Embedder, default_embedder, embedder_by_name
 from tutor.retrieval.lexical import rrf
-from tutor.store.shelf import Manifest, Shelf, ShelfKey, ShelfStore
+from tutor.store.shelf import Manifest, Shelf, ShelfKey, ShelfStore, check_names
 from tutor.text.terms import TermStats
 from tutor.types import Hit
 
@@ -83,10 +83,13 @@ class Library:
     def shelf(self, klass: str, subject: str) -> Shelf:
         """The live version of a shelf, loaded (and its checksums verified) once per version; raises ShelfDamaged
         for a damaged one, which is remembered until `CURRENT` names another version (a rollback or rebuild)."""
-        key = ShelfKey(str(klass), subject)
-        version = self.store.current_version(key.klass, key.subject)
-        if version is None:
-            raise ShelfNotFound(key.klass, key.subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
+        try:  # the shelf as the store names it: "Social Science" and "social_science" are shelf social-science
+            key = ShelfKey(*check_names(str(klass), subject))
+        except ValueError:  # no shelf can have such a name
+            key = None
+        version = self.store.current_version(key.klass, key.subject) if key else None
+        if key is None or version is None:
+            raise ShelfNotFound(str(klass), subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
         with self._lock:
             cached = self._cache.get(key)
             if cached is not None and cached.version == version:
