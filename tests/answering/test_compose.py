@@ -117,6 +117,19 @@ def test_a_short_heading_in_title_case_before_its_sentence_is_cut_off_and_a_vari
         assert quotable(told) == told, told
 
 
+def test_a_sentence_that_says_what_the_chapter_will_do_is_not_quoted():
+    for signpost in ("In this chapter we will look at the development of print, from its beginnings in East Asia.",
+                     "We shall also discuss the heating effect of electric current and its applications.",
+                     "This chapter provides case histories of consumers who were exploited.",
+                     "The next section will provide examples of the varying terms of credit.",
+                     "You will be learning more about these metal oxides in the next section."):
+        assert quotable(signpost) == "", signpost
+    for told in ("In this chapter, we looked at the present phase of globalisation.",
+                 "We have learnt in Class IX that atoms of one element do not change into those of another.",
+                 "Chapters of the Constitution were drafted by committees."):
+        assert quotable(told) == told, told
+
+
 def test_a_sentence_that_only_points_at_a_figure_is_not_quoted():
     assert quotable("This is illustrated in Fig.9.4 (a) and (b).") == ""
     assert quotable("This is illustrated in Fig.9.15(a) and Fig.9.15 (b).") == ""

@@ -89,6 +89,18 @@ _TITLE_LEAD = re.compile(r"^(?:\((?:[a-z]|[ivx]{1,4}|\d{1,2})\)\s+)?(?:Chapter\s
                          + r"[A-Z][a-z]+(?:-[a-z]+)?\s+){1,3}(?=(?:The|A|An|In|It|This|These|There)\s+[a-z])"
                          r"|^\((?:[a-z]|[ivx]{1,4})\)\s+(?P<term>[A-Z][a-z]+)\s+(?=(?P=term)\s+[a-z])")
 
+# a sentence that says what the chapter or section will do, not what the book says: "In this chapter, we will look at
+# the development of print ...", "We shall also discuss the heating effect of electric current ...", "This chapter
+# provides case histories ...", "The next section will provide examples ...", "You will be learning more about these
+# metal oxides in the next section."
+_SIGNPOST = re.compile(
+    r"^(?:(?:In\s+)?this\s+(?:chapter|section|unit|lesson)\b[^.]*?\b(?:we\s+will|we\s+shall|proposes|provides|"
+    r"discusses|deals\s+with|looks\s+at|focuses|introduces|tries|attempts|explores|begins|ends|will)\b"
+    r"|We\s+(?:will|shall)\s+(?:now\s+|also\s+|first\s+|then\s+)?(?:learn|study|look|discuss|understand|read|see|"
+    r"explore|examine|consider|find\s+out|begin|start|turn|come\s+back|return|focus)\b"
+    r"|(?:In\s+)?the\s+(?:next|following)\s+(?:chapter|section)s?\b"
+    r"|You\s+will\s+(?:be\s+)?(?:learn|study|read)(?:ing)?\b[^.]*\b(?:next|following|later|coming)\s+(?:chapter|section|class)"
+    r")", re.I)
 
 def _without_caps_heading(text: str) -> str:
     """The sentence without a heading in capitals the text layer ran into it; "" when the whole line is in capitals
@@ -112,17 +124,19 @@ def _without_caps_heading(text: str) -> str:
 
 def quotable(sentence: str) -> str:
     """The sentence as prose a student can be quoted, or "" when it is not prose: a caption, an instruction to do an
-    activity, a question, an equation, a table's rows, a pointer to a figure. A list item's bullet ("n Take ...":
-    tutor.text.sentences.without_bullet), a heading in capitals and a leading equation fragment that the text layer
-    ran into the sentence are cut off ("I Q t= (11.1) The SI unit ..." -> "The SI unit ...")."""
+    activity, a question, an equation, a table's rows, a pointer to a figure, what a chapter will do. A list item's
+    bullet ("n Take ...": tutor.text.sentences.without_bullet), a heading run into the sentence (in capitals, or short
+    in title case) and a leading equation fragment that the text layer ran into the sentence are cut off ("I Q t=
+    (11.1) The SI unit ..." -> "The SI unit ...")."""
     text = _without_caps_heading(without_bullet(" ".join(sentence.split())))
-    text = text[_TITLE_LEAD.match(text).end():] if _TITLE_LEAD.match(text) else text
+    title = _TITLE_LEAD.match(text)
+    text = text[title.end():] if title else text
     m = _EQUATION_LEAD.match(text)
     if m and ("=" in m.group("eq") or "→" in m.group("eq")
               or sum(ch.isalpha() for ch in m.group("eq")) < 0.6 * len(m.group("eq"))):
         text = text[m.end():]
     text = _after_equation(text)
-    if not text or _CAPTION.match(text) or _POINTER.match(text) or _IMPERATIVE.match(text) \
+    if not text or _CAPTION.match(text) or _POINTER.match(text) or _IMPERATIVE.match(text) or _SIGNPOST.match(text) \
             or (text.rstrip().endswith("?") or _INSTRUCTION.match(text)) \
             and not tells_as_question(text):  # "Do you know that ...?" states what follows "that"
         return ""
