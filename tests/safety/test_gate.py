@@ -458,6 +458,20 @@ def test_an_activity_step_behind_a_bullet_ranks_below_the_books_statement_as_one
         assert [x.text for x in cands][:1] == [statement], step
 
 
+def test_a_sentence_the_answer_would_not_quote_ranks_below_the_books_statement():
+    from tutor.safety.gate import rank_sentences, term_weights
+
+    statement = "Magnesium ribbon burns with a dazzling white flame and changes into a white powder."
+    # each holds every word of the question too: only its form tells it from the book's statement
+    for not_prose in ("Burn the magnesium ribbon: it burns with a dazzling white flame and changes into a white "
+                      "powder.",
+                      "MAGNESIUM RIBBON BURNS WITH A DAZZLING WHITE FLAME AND CHANGES INTO A WHITE POWDER!"):
+        c = chunk("chem:0000", f"{not_prose} {statement}", section="1.1 Chemical Equations", page=2)
+        q = "What does magnesium ribbon change into when it burns with a dazzling white flame?"
+        cands = rank_sentences(q, hits((c, 0.8)), term_weights(q, TermStats([c.text])))
+        assert [x.text for x in cands][:1] == [statement], not_prose
+
+
 def test_a_statement_that_opens_with_a_question_word_is_a_candidate_sentence():
     # "When fats and oils are oxidised, they become rancid ..." states the answer; it used to be read as a question and
     # left out, so the answer could only come from the sentences around it

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tutor.answering.compose import quotable
 from tutor.ingest.chunking import is_asking
 from tutor.policy import Policy
 from tutor.question import Question, as_question
@@ -138,10 +139,12 @@ _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|N
 
 def _rank_score(sentence: str, coverage: float, retrieval: float) -> float:
     """How good a sentence is as an answer: coverage first; the chunk's retrieval score and the sentence's form
-    break ties (a definition beats a caption or an instruction to do an activity)."""
+    break ties (a definition beats a caption, an instruction to do an activity or anything else the answer would not
+    quote: compose.quotable)."""
     words = len(sentence.split())
     return (coverage + 0.25 * retrieval + (0.08 if _DEFINES.search(sentence) else 0.0)
-            - (0.12 if _NOT_PROSE.match(without_bullet(sentence)) else 0.0) - (0.05 if words < 8 else 0.0)
+            - (0.12 if _NOT_PROSE.match(without_bullet(sentence)) or not quotable(sentence) else 0.0)
+            - (0.05 if words < 8 else 0.0)
             - (0.05 if words > 60 else 0.0))
 
 
