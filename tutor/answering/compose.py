@@ -55,15 +55,16 @@ _INSTRUCTION = re.compile(
 # gas evolved ...", "Once the test tubes are filled ..., remove them carefully.", "Do not touch the ..."; a noun that is
 # also such a verb does not open a statement before an article ("Heat is ...", "Light travels ...")
 _DOING = (r"(?:add|adjust|allow|apply|arrange|attach|blow|boil|bring|burn|carry|check|clamp|clean|close|collect|"
-          r"compare|connect|consider|cool|count|cover|crush|cut|dip|discuss|dissolve|divide|draw|drop|fill|filter|find|fit|fix|"
-          r"focus|fold|grind|grow|hang|heat|hold|identify|imagine|insert|keep|label|leave|light|list|look|make|mark|"
-          r"measure|mix|move|note|observe|open|paint|paste|perform|place|plot|pour|prepare|press|pull|punch|push|put|"
-          r"record|remove|repeat|rotate|rub|scratch|seal|see|set|shake|sketch|soak|sow|spread|sprinkle|squeeze|stir|"
-          r"strike|study|suppose|suspend|switch|take|taste|test|tie|touch|trace|try|turn|use|view|visit|wait|warm|"
-          r"wash|water|weigh|wrap|write)")
+          r"compare|connect|consider|cool|count|cover|crush|cut|dip|discuss|dissolve|divide|draw|drop|fill|filter|"
+          r"find|fit|fix|focus|fold|grind|grow|hang|heat|hold|identify|imagine|insert|keep|label|leave|light|list|"
+          r"look|make|mark|measure|mix|move|note|observe|open|paint|paste|perform|place|plot|pour|prepare|press|pull|"
+          r"punch|push|put|record|remove|repeat|rotate|rub|scratch|seal|see|set|shake|sketch|soak|sow|spread|sprinkle|"
+          r"squeeze|stir|strike|study|suppose|suspend|switch|take|taste|test|tie|touch|trace|try|turn|use|view|visit|"
+          r"wait|warm|wash|water|weigh|wrap|write)")
 _IMPERATIVE = re.compile(
     r"^(?:(?:Once|When|After|Before|While|If|As|Now|Then|Next|Finally|Also|Similarly|Further|Again|For|In|On|At|To|"
-    r"With|From|Instead|Using|Here|Thus|Likewise)\b[^,.;:?!]{0,100},\s*)?(?:(?:do\s+not|don[’']t|never)\s+)?(?:gently\s+|carefully\s+|slowly\s+|now\s+|then\s+)?"
+    r"With|From|Instead|Using|Here|Thus|Likewise)\b[^,.;:?!]{0,100},\s*)?"  # an opening clause
+    r"(?:(?:do\s+not|don[’']t|never)\s+)?(?:gently\s+|carefully\s+|slowly\s+|now\s+|then\s+)?"
     + _DOING + r"\s+(?:a|an|the|it|them|this|these|those|some|each|both|your|one|two|three|four|five|few|about|"
     r"equal|small|dilute|\d)\b", re.I)
 # a heading the text layer ran into the sentence: words in capitals ("NOTES FOR THE TEACHER This chapter ...",
@@ -99,8 +100,9 @@ _SIGNPOST = re.compile(
     r"|We\s+(?:will|shall)\s+(?:now\s+|also\s+|first\s+|then\s+)?(?:learn|study|look|discuss|understand|read|see|"
     r"explore|examine|consider|find\s+out|begin|start|turn|come\s+back|return|focus)\b"
     r"|(?:In\s+)?the\s+(?:next|following)\s+(?:chapter|section)s?\b"
-    r"|You\s+will\s+(?:be\s+)?(?:learn|study|read)(?:ing)?\b[^.]*\b(?:next|following|later|coming)\s+(?:chapter|section|class)"
-    r")", re.I)
+    r"|You\s+will\s+(?:be\s+)?(?:learn|study|read)(?:ing)?\b[^.]*\b(?:next|following|later|coming)\s+"
+    r"(?:chapter|section|class))", re.I)
+
 
 def _without_caps_heading(text: str) -> str:
     """The sentence without a heading in capitals the text layer ran into it; "" when the whole line is in capitals
