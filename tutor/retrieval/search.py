@@ -85,10 +85,10 @@ class Library:
         for a damaged one, which is remembered until `CURRENT` names another version (a rollback or rebuild)."""
         try:  # the shelf as the store names it: "Social Science" and "social_science" are shelf social-science
             key = ShelfKey(*check_names(str(klass), subject))
+            version = self.store.current_version(key.klass, key.subject)
         except ValueError:  # no shelf can have such a name
-            key = None
-        version = self.store.current_version(key.klass, key.subject) if key else None
-        if key is None or version is None:
+            version = None
+        if version is None:
             raise ShelfNotFound(str(klass), subject, [f"{k.klass}/{k.subject}" for k in self.keys()])
         with self._lock:
             cached = self._cache.get(key)
