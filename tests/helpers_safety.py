@@ -20,7 +20,7 @@ EMB = HashEmbedder()
 # Every policy field, written out: tests never depend on the shipped tutor/policy.toml.
 EXPLICIT: dict[str, Any] = dict(
     top_k=8, max_evidence=4, min_context_chars=40,
-    min_confidence=0.5, min_mean_confidence=0.4, evidence_drop=0.1, near_miss_margin=0.1,
+    min_confidence=0.5, min_mean_confidence=0.4, evidence_drop=0.1, near_miss_margin=0.1, evidence_fused_top=0,
     unknown_term_penalty=0.3, min_term_coverage=0.3, offtopic_max_score=0.3, wrong_shelf_margin=0.1,
     require_clear_winner=False, min_top_ratio=1.2, min_rerank_score=2.0,
     answerer="extractive", max_answer_sentences=2, min_sentence_coverage=0.3, require_question_numbers=True,

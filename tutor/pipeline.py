@@ -46,7 +46,7 @@ from tutor.safety.checks import (
     verdict,
 )
 from tutor.safety.crosslingual import cross_decision
-from tutor.safety.gate import GateDecision, decide
+from tutor.safety.gate import GateDecision, decide, widened
 from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
 from tutor.suggestions import Suggestion, suggest_instead
@@ -268,8 +268,10 @@ class Tutor(KindFollowups):
         if (decision.passed or decision.rescuable(rp)) and reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(reader, q, decision, rp)
+                decision = widened(decision, hits, q, stats, p)
                 found = span_finding(self.span_reader if reader is self.reader else None, q, decision, found, p)
             timer.check("reader")
+        decision = widened(decision, hits, q, stats, p)  # without a reader (the same decision where it ran)
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
             with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words
                 decision, found = cross_decision(self.cross_judge, q, hits, decision, p)

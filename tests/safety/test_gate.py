@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 
 from tutor.question import Question
-from tutor.safety.gate import decide
+from tutor.safety.gate import decide, widened
 from tutor.store.shelf import ShelfKey
 from tutor.text.terms import TermStats
 
-from helpers_safety import LIGHT, check, chunk, hits, policy
+from helpers_safety import LIGHT, SOIL, check, chunk, hits, policy
 
 PRISM = "A glass prism splits white light into a spectrum of colours."
 STATS = TermStats([c.text for c in LIGHT] + [PRISM])  # "prism" is known to the shelf but not in LIGHT[0]
@@ -500,3 +500,40 @@ def test_a_do_you_know_that_sentence_is_a_candidate_and_a_real_question_is_not()
     q = "Which gas do chips manufacturers fill bags of chips with?"
     texts = [x.text for x in rank_sentences(q, hits((c, 0.8)), term_weights(q, TermStats([c.text])))]
     assert texts[:1] == [told] and asked not in texts
+
+
+def test_once_the_gate_passes_the_chunk_the_words_found_first_joins_the_evidence_and_its_sentence_can_lead():
+    # hybrid order: the question's words found the lenses chunk first; its cosine is far below the band
+    q = "In what unit is the power of a lens measured?"
+    hs = hits((LENSES, 0.45), (REFRACTION, 0.8), (MIRRORS, 0.5))
+    p = policy(min_term_coverage=0.0, min_sentence_coverage=0.0, require_answer_type=False)
+    gate = decide(q, hs, p, STATS)
+    assert gate.passed and ids(gate.evidence) == ["light:0000"]
+    assert not any("dioptres" in c.text for c in gate.candidates)
+
+    assert widened(gate, hs, q, STATS, p) is gate  # switched off (0): the decision as the gate made it
+    wide = widened(gate, hs, q, STATS, p.with_values(evidence_fused_top=1))
+    assert ids(wide.evidence) == ["light:0000", "light:0001"]  # after the band, never before it
+    assert wide.candidates[0].text == "The power of a lens is measured in dioptres."
+    assert wide.checks == gate.checks and wide.values == gate.values and wide.passed
+    assert "light:0001" not in ids(wide.near_misses) + ids(h for h, _ in wide.dropped)
+    assert "light:0002" in ids(h for h, _ in wide.dropped)  # only the first chunk of the fused order joins
+
+    # an explanation is not widened: its words also find the exercises that restate them
+    explain = "Explain how the power of a lens is measured."
+    gate = decide(explain, hs, p, STATS)
+    assert gate.passed and widened(gate, hs, explain, STATS, p.with_values(evidence_fused_top=1)) is gate
+
+    # a chunk of another chapter found first by the words does not join: the band's chapters are the topic
+    other = hits((SOIL[0], 0.45), (REFRACTION, 0.8))
+    gate = decide(q, other, p, STATS)
+    assert gate.passed and widened(gate, other, q, STATS, p.with_values(evidence_fused_top=1)) is gate
+
+
+def test_a_refusal_is_not_widened():
+    q = "Why does light bend at the boundary between air and water?"
+    hs = hits((LENSES, 0.4), (REFRACTION, 0.45))
+    p = policy(evidence_fused_top=2)
+    gate = decide(q, hs, p, STATS)
+    assert not gate.passed and failed(gate) == ["confidence"]
+    assert widened(gate, hs, q, STATS, p) is gate

@@ -6,7 +6,7 @@ the chunks kept as evidence, the near misses and the dropped chunks with the rea
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tutor.answering.compose import quotable
 from tutor.ingest.chunking import is_asking
@@ -309,3 +309,36 @@ def decide(
                 "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok),
                 "names_ok": float(not missing_names)},
     )
+
+
+def widened(decision: GateDecision, hits: list[Hit], question: Question | str, stats: TermStats,
+            policy: Policy) -> GateDecision:
+    """A passed decision with the first `policy.evidence_fused_top` chunks of the fused ranking added to its evidence,
+    after the band, and the candidate sentences ranked again over all of it.
+
+    The gate decides on the band (chunks within evidence_drop of the best cosine); a short question against a long
+    chunk scores a low cosine, so the chunk its words find first can fall below the band while holding the answer
+    ("... is what is known as liberalisation"). Once the gate has passed, the answer may quote it: its sentences
+    compete with the band's on coverage, its lower score counting as in `_rank_score`. Nothing the gate measured
+    changes. Only a short factual question (Question.asks_fact) is widened: the words of an explanation ("State
+    different forms of communal politics") also find the exercises that restate them. Only a chunk of a chapter the
+    band holds joins (another chapter's words are another topic: on the SQuAD
+    shelves the words found another article's fort). A refusal, a reranked decision (the reranker chose the
+    evidence), a decision led by a definition and chunks in another language than the evidence are left as they
+    are."""
+    q = as_question(question)
+    if (not decision.passed or not policy.evidence_fused_top or not decision.evidence or not q.asks_fact
+            or decision.tier != Tier.RETRIEVAL or decision.values.get("definition")):
+        return decision
+    written = passage_language(decision.evidence[0].chunk.text)
+    chapters = {h.chunk.file for h in decision.evidence}
+    usable = [h for h in hits if h.chunk.is_evidence][: policy.evidence_fused_top]
+    extra = [h for h in usable if h not in decision.evidence and h.chunk.file in chapters
+             and passage_language(h.chunk.text) == written]
+    if not extra:
+        return decision
+    evidence = (*decision.evidence, *extra)
+    weights = q.weights(stats) if any(passage_language(h.chunk.text) == q.detected_language for h in evidence) else {}
+    return replace(decision, evidence=evidence, candidates=tuple(rank_sentences(q, list(evidence), weights)),
+                   near_misses=tuple(h for h in decision.near_misses if h not in extra),
+                   dropped=tuple((h, why) for h, why in decision.dropped if h not in extra))
