@@ -153,6 +153,12 @@ def test_a_follow_up_asks_a_kind_only_in_a_closed_form(typed, kind):
     ("Which acid is injected by nettle leaves?", "acid"), ("How many carats is pure gold?", "carats"),
     ("Which kind of mirror is used as a rear-view mirror?", "mirror"), ("In which year was it founded?", "year"),
     ("What is brass an alloy of?", ""), ("Which of these is a metal?", ""), ("Who wrote the book?", ""),
+    # a noun phrase before its helping verb asks for its head, the last word
+    ("Which plant hormone is given as an example of a hormone that inhibits growth?", "hormone"),
+    ("Which two gases are given out?", "gases"), ("Which Indian state is the largest?", "state"),
+    ("Which Act says that equal wages should be paid?", "act"), ("Which gas do manufacturers fill bags with?", "gas"),
+    ("At which place near Kolkata was the first jute mill set up?", "place"),
+    ("What country currently has a group of Huguenots?", "country"),
 ])
 def test_the_noun_a_question_asks_for(typed, noun):
     assert Question.read(typed).asked_noun == noun

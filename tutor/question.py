@@ -345,6 +345,8 @@ def followup_kind(text: str) -> str:
 # "which acid", "which kind of mirror", "what type of soil", "how many carats": the noun the answer is an instance of
 _ASKED_NOUN = re.compile(r"^(?:\S+\s+){0,4}?(?:which|what|how\s+many)\s+(?:(?:kind|type|sort|form)s?\s+of\s+)?"
                          r"([a-z][a-z-]{2,})\b", re.I)
+_PHRASE_ENDS = frozenset("and or but near than like as".split())  # words a noun phrase does not run on through
+_AUXILIARIES = frozenset("is are was were do does did has have had can could will would should may might must".split())
 _NOT_NOUNS = frozenset("is are was were do does did has have had can could will would should may might must the a an "
                        "of in on at by for to from with about this that these those it its their there happens".split())
 
@@ -354,7 +356,17 @@ def asked_noun(question: str) -> str:
     question word is a verb or a function word: "what is ...", "which of ...")."""
     m = _ASKED_NOUN.match(question.strip())
     word = m.group(1).lower() if m else ""
-    return "" if word in _NOT_NOUNS else word
+    if not m or word in _NOT_NOUNS:
+        return ""
+    # a noun phrase ends before its verb: "which plant hormone is ...", "which two gases are ..." ask for its last word,
+    # the head ("hormone", not "plant"); without a helping verb right after it, the first word stands
+    rest = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]*|\S", question.strip()[m.end():])][:3]
+    for i, w in enumerate(rest):
+        if w in _AUXILIARIES:
+            return rest[i - 1] if i else word
+        if w in _NOT_NOUNS or w in _PHRASE_ENDS or w.endswith("ly") or len(w) < 3:
+            break
+    return word
 
 
 def as_question(question: Question | str) -> Question:
