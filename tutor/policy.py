@@ -48,10 +48,10 @@ class Policy:
     min_confidence: float = _f(0.46, "best evidence score, less the unknown-term penalty, needed to answer", -1, 1)
     min_mean_confidence: float = _f(0.35, "mean score of the evidence chunks used", -1, 1)
     evidence_drop: float = _f(0.12, "a chunk is evidence if it scores within this of the best", 0, 2)
-    evidence_fused_top: int = _f(0, "hybrid: once the gate has passed on the band, the first this many chunks of the "
-                                    "fused ranking join the evidence the answer may quote, after the band (a chunk the "
-                                    "question's words find that the cosine underrates); nothing the gate measured "
-                                    "changes", 0, 20)
+    evidence_fused_top: int = _f(0, "hybrid: once the gate has passed a short factual question on the band, the first "
+                                    "this many chunks of the fused ranking (of the band's chapters) join the evidence "
+                                    "the answer may quote, after the band (a chunk the question's words find that the "
+                                    "cosine underrates); nothing the gate measured changes", 0, 20)
     near_miss_margin: float = _f(0.08, "chunks this far below the evidence band are logged as near misses", 0, 2)
     accept_definitions: bool = _f(True, "a sentence of the evidence that defines the term asked about is enough "
                                         "confidence")

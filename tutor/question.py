@@ -347,8 +347,8 @@ _ASKED_NOUN = re.compile(r"^(?:\S+\s+){0,4}?(?:which|what|how\s+many)\s+(?:(?:ki
                          r"([a-z][a-z-]{2,})\b", re.I)
 _PHRASE_ENDS = frozenset("and or but near than like as".split())  # words a noun phrase does not run on through
 _AUXILIARIES = frozenset("is are was were do does did has have had can could will would should may might must".split())
-_NOT_NOUNS = frozenset("is are was were do does did has have had can could will would should may might must the a an "
-                       "of in on at by for to from with about this that these those it its their there happens".split())
+_NOT_NOUNS = _AUXILIARIES | frozenset("the a an of in on at by for to from with about this that these those it its "
+                                      "their there happens".split())
 
 
 def asked_noun(question: str) -> str:

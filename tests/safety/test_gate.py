@@ -512,6 +512,8 @@ def test_once_the_gate_passes_the_chunk_the_words_found_first_joins_the_evidence
     assert not any("dioptres" in c.text for c in gate.candidates)
 
     assert widened(gate, hs, q, STATS, p) is gate  # switched off (0): the decision as the gate made it
+    # dense retrieval has no fused ranking: its first chunks are the band's, and below it only lower cosines
+    assert widened(gate, hs, q, STATS, p.with_values(evidence_fused_top=1, retriever="dense")) is gate
     wide = widened(gate, hs, q, STATS, p.with_values(evidence_fused_top=1))
     assert ids(wide.evidence) == ["light:0000", "light:0001"]  # after the band, never before it
     assert wide.candidates[0].text == "The power of a lens is measured in dioptres."

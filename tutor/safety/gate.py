@@ -313,22 +313,23 @@ def decide(
 
 def widened(decision: GateDecision, hits: list[Hit], question: Question | str, stats: TermStats,
             policy: Policy) -> GateDecision:
-    """A passed decision with the first `policy.evidence_fused_top` chunks of the fused ranking added to its evidence,
-    after the band, and the candidate sentences ranked again over all of it.
+    """A passed decision with the first `policy.evidence_fused_top` chunks of the hybrid's fused ranking added to its
+    evidence, after the band, and the candidate sentences ranked again over all of it.
 
-    The gate decides on the band (chunks within evidence_drop of the best cosine); a short question against a long
-    chunk scores a low cosine, so the chunk its words find first can fall below the band while holding the answer
-    ("... is what is known as liberalisation"). Once the gate has passed, the answer may quote it: its sentences
-    compete with the band's on coverage, its lower score counting as in `_rank_score`. Nothing the gate measured
-    changes. Only a short factual question (Question.asks_fact) is widened: the words of an explanation ("State
-    different forms of communal politics") also find the exercises that restate them. Only a chunk of a chapter the
-    band holds joins (another chapter's words are another topic: on the SQuAD
-    shelves the words found another article's fort). A refusal, a reranked decision (the reranker chose the
-    evidence), a decision led by a definition and chunks in another language than the evidence are left as they
-    are."""
+    The gate decides on the band (chunks within evidence_drop of the best cosine). A short question scores a low
+    cosine against a long chunk, so the chunk its words find first can fall below the band while holding the answer
+    ("... dictatorships have slightly higher rate of economic growth": first in the fused ranking, 0.006 below the
+    band). Once the gate has passed, the answer may quote it: its sentences compete with the band's on coverage, its
+    lower score counting as in `_rank_score`. Nothing the gate measured changes.
+
+    Only a short factual question (Question.asks_fact) is widened: the words of an explanation ("State different
+    forms of communal politics") also find the exercises that restate them. Only a chunk of a chapter the band holds
+    joins: another chapter's words are another topic (on the SQuAD shelves they found another article's fort). A
+    refusal, a reranked decision (the reranker chose the evidence), a decision led by a definition, dense retrieval
+    (no fused ranking) and chunks in another language than the evidence are left as they are."""
     q = as_question(question)
-    if (not decision.passed or not policy.evidence_fused_top or not decision.evidence or not q.asks_fact
-            or decision.tier != Tier.RETRIEVAL or decision.values.get("definition")):
+    if (not decision.passed or not policy.evidence_fused_top or policy.retriever != "hybrid" or not decision.evidence
+            or not q.asks_fact or decision.tier != Tier.RETRIEVAL or decision.values.get("definition")):
         return decision
     written = passage_language(decision.evidence[0].chunk.text)
     chapters = {h.chunk.file for h in decision.evidence}
