@@ -5,9 +5,12 @@ Scores are cosine similarities (higher is closer) written into each Hit, so each
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tutor.question import Question
+from tutor.reasons import Tier
 from tutor.safety.gate import decide, widened
 from tutor.store.shelf import ShelfKey
 from tutor.text.terms import TermStats
@@ -520,6 +523,11 @@ def test_once_the_gate_passes_the_chunk_the_words_found_first_joins_the_evidence
     assert wide.checks == gate.checks and wide.values == gate.values and wide.passed
     assert "light:0001" not in ids(wide.near_misses) + ids(h for h, _ in wide.dropped)
     assert "light:0002" in ids(h for h, _ in wide.dropped)  # only the first chunk of the fused order joins
+    # a question the reader rescued (low cosine, the reader sure) is widened as well; a reranked one is not
+    rescued = replace(gate, tier=Tier.READER)
+    assert ids(widened(rescued, hs, q, STATS, p.with_values(evidence_fused_top=1)).evidence)[-1] == "light:0001"
+    assert widened(replace(gate, tier=Tier.RERANKER), hs, q, STATS, p.with_values(evidence_fused_top=1)).evidence \
+        == gate.evidence
 
     # an explanation is not widened: its words also find the exercises that restate them
     explain = "Explain how the power of a lens is measured."

@@ -325,11 +325,12 @@ def widened(decision: GateDecision, hits: list[Hit], question: Question | str, s
     Only a short factual question (Question.asks_fact) is widened: the words of an explanation ("State different
     forms of communal politics") also find the exercises that restate them. Only a chunk of a chapter the band holds
     joins: another chapter's words are another topic (on the SQuAD shelves they found another article's fort). A
-    refusal, a reranked decision (the reranker chose the evidence), a decision led by a definition, dense retrieval
+    question the reader rescued (GateDecision.rescuable) is widened too: its band scored low, the case this is for.
+    A refusal, a reranked decision (the reranker chose the evidence), a decision led by a definition, dense retrieval
     (no fused ranking) and chunks in another language than the evidence are left as they are."""
     q = as_question(question)
     if (not decision.passed or not policy.evidence_fused_top or policy.retriever != "hybrid" or not decision.evidence
-            or not q.asks_fact or decision.tier != Tier.RETRIEVAL or decision.values.get("definition")):
+            or not q.asks_fact or decision.tier == Tier.RERANKER or decision.values.get("definition")):
         return decision
     written = passage_language(decision.evidence[0].chunk.text)
     chapters = {h.chunk.file for h in decision.evidence}
