@@ -268,10 +268,11 @@ class Tutor(KindFollowups):
         if (decision.passed or decision.rescuable(rp)) and reader is not None and p.reader:
             with timer.stage("reader"):
                 decision, found = read_decision(reader, q, decision, rp)
-                decision = widened(decision, hits, q, stats, p)
+                decision = widened(decision, hits, q, stats, p)  # what a passed answer may quote, for the span reader
                 found = span_finding(self.span_reader if reader is self.reader else None, q, decision, found, p)
             timer.check("reader")
-        decision = widened(decision, hits, q, stats, p)  # without a reader (the same decision where it ran)
+        else:
+            decision = widened(decision, hits, q, stats, p)
         if cross and not decision.passed and self.cross_judge is not None and p.cross_lingual:  # Hindi, English book
             with timer.stage("cross_lingual"):  # what the English gate refused, judged from the student's own words
                 decision, found = cross_decision(self.cross_judge, q, hits, decision, p)

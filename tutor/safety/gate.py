@@ -103,9 +103,13 @@ def rank_sentences(question: Question | str, evidence: list[Hit], weights: dict[
             out.append(Candidate(hit, i, s, page, cov, q_numbers <= numbers(win_text),
                                  not q_negated or negated(win_text), q_type is None or bool(q_type.search(win_text)),
                                  _rank_score(s, cov, hit.score)))
-    # ties: the better-retrieved chunk first, then reading order
-    out.sort(key=lambda c: (-round(c.rank_score, 6), c.hit.rank, c.index))
+    out.sort(key=_best_first)
     return out
+
+
+def _best_first(c: Candidate) -> tuple[float, int, int]:
+    """The candidates' order: rank score; ties: the better-retrieved chunk first, then reading order."""
+    return -round(c.rank_score, 6), c.hit.rank, c.index
 
 
 _STATES = re.compile(r"[.!;:)\"'”’\u0964\u0965]\s*$")  # \u0964 \u0965: the Devanagari danda and double danda
@@ -339,8 +343,11 @@ def widened(decision: GateDecision, hits: list[Hit], question: Question | str, s
              and passage_language(h.chunk.text) == written]
     if not extra:
         return decision
-    evidence = (*decision.evidence, *extra)
-    weights = q.weights(stats) if any(passage_language(h.chunk.text) == q.detected_language for h in evidence) else {}
-    return replace(decision, evidence=evidence, candidates=tuple(rank_sentences(q, list(evidence), weights)),
+    # the weights decide ranked the band with (the joined chunks are in the band's language); each chunk's sentences
+    # are ranked on their own, so the band's candidates are kept and only the joined chunks' are added
+    lexical = any(passage_language(h.chunk.text) == q.detected_language for h in decision.evidence)
+    joined = rank_sentences(q, extra, q.weights(stats) if lexical else {})
+    return replace(decision, evidence=(*decision.evidence, *extra),
+                   candidates=tuple(sorted((*decision.candidates, *joined), key=_best_first)),
                    near_misses=tuple(h for h in decision.near_misses if h not in extra),
                    dropped=tuple((h, why) for h, why in decision.dropped if h not in extra))
