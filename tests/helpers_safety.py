@@ -25,6 +25,7 @@ EXPLICIT: dict[str, Any] = dict(
     require_clear_winner=False, min_top_ratio=1.2, min_rerank_score=2.0,
     answerer="extractive", max_answer_sentences=2, min_sentence_coverage=0.3, require_question_numbers=True,
     require_negation_match=True, require_answer_type=True, accept_definitions=True, require_names=True,
+    home_country="India",
     min_token_overlap=0.6, min_window_overlap=1.0, min_sentence_similarity=0.3, min_supported_share=1.0,
     min_answer_word_share=0.8,
     approximate_index_above=200_000,

@@ -267,9 +267,9 @@ class Tutor(KindFollowups):
         rp = p.for_hindi(not q.in_devanagari) if lang == HINDI else p  # no rescue; Hinglish's bar
         if (decision.passed or decision.rescuable(rp)) and reader is not None and p.reader:
             with timer.stage("reader"):
-                decision, found = read_decision(reader, q, decision, rp)
-                decision = widened(decision, hits, q, stats, p)  # what a passed answer may quote, for the span reader
-                found = span_finding(self.span_reader if reader is self.reader else None, q, decision, found, p)
+                band, found = read_decision(reader, q, decision, rp)
+                decision = widened(band, hits, q, stats, p)  # what a passed answer may quote, for the span reader
+                found = span_finding(self.span_reader if reader is self.reader else None, q, decision, found, p, band)
             timer.check("reader")
         else:
             decision = widened(decision, hits, q, stats, p)

@@ -138,6 +138,8 @@ class Policy:
     require_question_numbers: bool = _f(True, "numbers in the question must appear in the answer's sentences")
     require_negation_match: bool = _f(True, "a negated factual question needs a negation beside the answer")
     require_names: bool = _f(True, "proper names in the question must occur in the evidence")
+    home_country: str = _f("India", "the country the books are written in: a question's name for it counts as "
+                           "present in evidence that says 'our country' (require_names); empty: only as written")
     require_answer_type: bool = _f(True, "how-many, when and who questions need a number, a date or a name beside the "
                                          "answer")
     hinglish_dictionary: bool = _f(False, "read a Hinglish question's Hindi content words ('aasman neela kyon dikhta "

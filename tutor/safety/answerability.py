@@ -191,15 +191,22 @@ def _rescued(decision: GateDecision, best: Finding, values: dict[str, float], po
 
 
 def span_finding(span_reader: ReaderModel | None, question: Question | str, decision: GateDecision,
-                 found: Finding | None,
-                 policy: Policy) -> Finding | None:
-    """Where the answer is, by the span reader (`policy.span_reader`), in the windows the gate's reader read, once a
-    short factual question passed (Question.asks_fact: the questions a bold first line answers); else the gate
-    reader's own finding. Decides nothing: only the direct answer and the sentence it leads come from it."""
+                 found: Finding | None, policy: Policy, band: GateDecision | None = None) -> Finding | None:
+    """Where the answer is, by the span reader (`policy.span_reader`), in the windows around the best candidate
+    sentences, once a short factual question passed (Question.asks_fact: the questions a bold first line answers);
+    else the gate reader's own finding. Decides nothing: only the direct answer and the sentence it leads come from it.
+
+    `band` is the decision before gate.widened joined chunks to `decision`: the windows of its best candidates are
+    read too when widening changed them, so a joined chunk's sentence that ranks first ("the Aam Aadmi Party ... the
+    Indian National Congress") adds a window rather than pushing out the band's ("Founded in 1885")."""
     q = as_question(question)
     if span_reader is None or not policy.span_reader or not decision.passed or not q.asks_fact:
         return found
-    wins = windows(decision.candidates, policy.span_reader_windows or policy.reader_windows)
+    n = policy.span_reader_windows or policy.reader_windows
+    wins = windows(decision.candidates, n)
+    if band is not None and band.candidates != decision.candidates:
+        read = {(w.hit.chunk.chunk_id, w.first) for w in wins}
+        wins += [w for w in windows(band.candidates, n) if (w.hit.chunk.chunk_id, w.first) not in read]
     return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins, q.asked_noun) or found
 
 

@@ -280,7 +280,7 @@ def decide(
     # the names a factual question turns on ("New France", "Circuit Switching") must occur in the evidence
     evidence_words = _words(" ".join(h.chunk.text for h in evidence))
     q_names = list(q.names) if q.factoid else []
-    missing_names = [n for n in q_names if not has_phrase(evidence_words, n)]
+    missing_names = [n for n in q_names if not _named(evidence_words, n, policy.home_country)]
     if policy.require_names and q_names:
         checks.append(Check("names", GATE, not missing_names, ", ".join(missing_names) or "all present", "present",
                             "names in the question must occur in the evidence", Reason.NOT_ANSWERABLE))
@@ -313,6 +313,14 @@ def decide(
                 "definition": float(rerank is None and definition is not None), "type_ok": float(type_ok),
                 "names_ok": float(not missing_names)},
     )
+
+
+def _named(evidence_words: str, name: str, home: str) -> bool:
+    """Whether the evidence (`_words`) names `name` (lower-cased, Question.names): as written, or for the books' own
+    country (`policy.home_country`) as the books write it, "our country" ("In our country, the potential difference
+    between the two is 220 V" names the India of "... in India?")."""
+    return has_phrase(evidence_words, name) or (bool(home) and name == home.lower()
+                                                and has_phrase(evidence_words, "our country"))
 
 
 def widened(decision: GateDecision, hits: list[Hit], question: Question | str, stats: TermStats,
