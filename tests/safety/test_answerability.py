@@ -12,13 +12,13 @@ from tutor.evaluation.calibrate import accepts
 from tutor.evaluation.questions import Question, split_questions
 from tutor.pipeline import Tutor
 from tutor.reader.model import Reading
-from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, windows
-from tutor.safety.gate import decide
+from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, span_finding, windows
+from tutor.safety.gate import decide, widened
 from tutor.testing import RecordingAnswerer
 from tutor.text.terms import TermStats
 from tutor.types import AnswerSentence, Passage
 
-from helpers_safety import check, chunk, hits, policy
+from helpers_safety import LIGHT, check, chunk, hits, policy
 
 
 @dataclass
@@ -329,3 +329,24 @@ def test_a_reading_whose_sentence_names_the_asked_noun_is_preferred_when_likely_
     years = [Window(h, 0, h.chunk.text, 0) for h in hits((chunk("y:1", "Ford came to India in 1995."), 0.8),
                                                          (chunk("y:2", "In the year 2017 sales grew."), 0.7))]
     assert finding([reading(years[0], "1995", 0.9), reading(years[1], "2017", 0.8)], years, "year").span == "1995"
+
+
+def test_the_span_reader_still_reads_the_bands_windows_when_a_joined_chunk_outranks_them():
+    refraction, lenses, mirrors, _ = LIGHT
+    q = "In what unit is the power of a lens measured?"
+    hs = hits((lenses, 0.45), (refraction, 0.8), (mirrors, 0.5))
+    p = policy(min_term_coverage=0.0, min_sentence_coverage=0.0, require_answer_type=False, span_reader_windows=1,
+               evidence_fused_top=1)
+    band = decide(q, hs, p, TermStats([c.text for c in LIGHT]))
+    wide = widened(band, hs, q, TermStats([c.text for c in LIGHT]), p)
+    assert band.passed and wide.candidates[0].hit.chunk.chunk_id == "light:0001"  # the joined chunk leads
+    # a reader that finds its answer only in the band's chunk (the book's sentence the joined one pushed out)
+    spans = FakeReader(needle="boundary", span="boundary", p=0.9)
+    assert span_finding(spans, q, wide, None, p).span == ""  # one window: the joined chunk's alone
+    found = span_finding(spans, q, wide, None, p, band)
+    assert found.span == "boundary" and found.chunk_id == "light:0000"
+    assert [len(passages) for _, passages in spans.read_calls] == [1, 2]
+    # not widened (the band's candidates as they were): its windows only, read once
+    spans.read_calls.clear()
+    assert span_finding(spans, q, band, None, p, band).span == "boundary"
+    assert [len(passages) for _, passages in spans.read_calls] == [1]

@@ -547,3 +547,21 @@ def test_a_refusal_is_not_widened():
     gate = decide(q, hs, p, STATS)
     assert not gate.passed and failed(gate) == ["confidence"]
     assert widened(gate, hs, q, STATS, p) is gate
+
+
+def test_the_books_own_country_is_named_by_our_country():
+    q = "What is the potential difference between the live wire and the neutral wire in India?"
+    ours = chunk("elec:0034", "In our country, the potential difference between the two is 220 V. "
+                              "The live wire has red insulation and the neutral wire black.", page=10)
+    p = policy(min_term_coverage=0.0, min_sentence_coverage=0.0, require_answer_type=False)
+    stats = TermStats([ours.text])
+    assert check(decide(q, hits((ours, 0.8)), p, stats).checks, "names").passed
+    # only as written when no country is the books' own, and another country is never "our country"
+    assert not check(decide(q, hits((ours, 0.8)), p.with_values(home_country=""), stats).checks, "names").passed
+    france = q.replace("India", "France")
+    assert not check(decide(france, hits((ours, 0.8)), p, TermStats([ours.text])).checks, "names").passed
+    # "India" written in the evidence names it whatever the setting
+    written = chunk("elec:0035", "In India, the potential difference between the live wire and the neutral wire "
+                                 "is 220 V.", page=10)
+    assert check(decide(q, hits((written, 0.8)), p.with_values(home_country=""), TermStats([written.text])).checks,
+                 "names").passed
