@@ -159,6 +159,9 @@ def test_a_follow_up_asks_a_kind_only_in_a_closed_form(typed, kind):
     ("Which Act says that equal wages should be paid?", "act"), ("Which gas do manufacturers fill bags with?", "gas"),
     ("At which place near Kolkata was the first jute mill set up?", "place"),
     ("What country currently has a group of Huguenots?", "country"),
+    # after a clause that sets the scene, within the one sentence
+    ("When a decomposition reaction is brought about by heating, what kind of decomposition is it?", "decomposition"),
+    ("Besides Confucianism, Buddhism, and Islam, what religions were tolerated during the Yuan?", "religions"),
 ])
 def test_the_noun_a_question_asks_for(typed, noun):
     assert Question.read(typed).asked_noun == noun

@@ -343,8 +343,11 @@ def followup_kind(text: str) -> str:
 
 
 # "which acid", "which kind of mirror", "what type of soil", "how many carats": the noun the answer is an instance of
-_ASKED_NOUN = re.compile(r"^(?:\S+\s+){0,4}?(?:which|what|how\s+many)\s+(?:(?:kind|type|sort|form)s?\s+of\s+)?"
-                         r"([a-z][a-z-]{2,})\b", re.I)
+# the question word within its first five words, or right after a clause that sets the scene ("When a decomposition
+# reaction is brought about by heating, what kind of decomposition is it?", "Besides Confucianism, Buddhism, and Islam,
+# what religions ...": a comma inside the one sentence)
+_ASKED_NOUN = re.compile(r"^(?:(?:\S+\s+){0,4}?|[^.?!]*?,\s+)(?:which|what|how\s+many)\s+"
+                         r"(?:(?:kind|type|sort|form)s?\s+of\s+)?([a-z][a-z-]{2,})\b", re.I)
 _PHRASE_ENDS = frozenset("and or but near than like as".split())  # words a noun phrase does not run on through
 _AUXILIARIES = frozenset("is are was were do does did has have had can could will would should may might must".split())
 _NOT_NOUNS = _AUXILIARIES | frozenset("the a an of in on at by for to from with about this that these those it its "

@@ -212,6 +212,15 @@ def test_the_direct_answer_is_the_most_probable_span_of_the_kind_asked_for_above
     ("How many states are there?", "28", "There are 28 states and 8 union territories.", "28 states"),
     # no noun asked for
     ("What is the SI unit of current?", "ampere", "The SI unit of current is ampere units.", "ampere"),
+    # a rule or law known by its owner's name keeps the name the book writes before it; a lower-case possessive no
+    ("Which rule gives the direction of the force?", "left-hand rule",
+     "The direction is given by a simple rule, called Fleming’s left-hand rule.", "Fleming’s left-hand rule"),
+    ("Which law relates current and potential difference?", "law", "This is Ohm's law.", "Ohm's law"),
+    ("Which crop grows here?", "rice", "The farmer's rice grows in the delta.", "rice"),
+    # a scene-setting clause before the question word: the noun after it is still the one asked for
+    ("When a decomposition reaction is brought about by heating, what kind of decomposition is it?", "thermal",
+     "When a decomposition reaction is carried out by heating, it is called thermal decomposition.",
+     "thermal decomposition"),
 ])
 def test_the_direct_answer_takes_the_noun_the_question_asks_for_when_the_book_puts_it_next(question, span, lead,
                                                                                           shown):

@@ -220,7 +220,7 @@ def direct_answer(question: Question | str, found: Finding, lead: str, policy: P
     needs = q.span_type
     for text, p in found.spans or ((found.span, 1.0),):
         if text and text in lead and (needs is None or needs.search(text)):
-            shown = with_unit(with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun), lead)
+            shown = with_possessor(with_unit(with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun), lead), lead)
             return (shown, p) if p >= policy.min_direct_answer_probability else ("", p)
     return "", None
 
@@ -239,6 +239,14 @@ def with_asked_noun(span: str, lead: str, noun: str) -> str:
     at = lead.find(span)
     after = re.match(r"\s+([A-Za-z][A-Za-z-]*)\b", lead[at + len(span):]) if at >= 0 else None
     return f"{span} {after.group(1)}" if after and _stem(after.group(1)) == _stem(noun) else span
+
+
+def with_possessor(span: str, lead: str) -> str:
+    """The span with the name the book puts before it in the possessive: "left-hand rule" -> "Fleming's left-hand
+    rule", "law" -> "Ohm's law" (the rule is known by its owner's name). Any other span as it is."""
+    at = lead.find(span)
+    owner = re.search(r"\b[A-Z][A-Za-z-]+['’]s\s+$", lead[:at]) if at > 0 else None
+    return f"{owner.group(0)}{span}" if owner else span
 
 
 # what a number is counted in, when the book writes it right after the number: "54 per cent", "220 V", "1.5 km",
