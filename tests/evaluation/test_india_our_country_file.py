@@ -3,20 +3,16 @@ its README section says: questions that name India about sentences that say "our
 evidence sentence on its gold page, and questions to refuse whose answer the chapters do not print."""
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
-from helpers_paths import SHARED_DATA, TEST_DATA
+from helpers_paths import SHARED_DATA
+from helpers_questions import cleaned_pages, raw_pages, rows
+from helpers_questions import norm as _norm
 
-ROWS = [json.loads(line) for line in (TEST_DATA / "india-our-country.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()]
+ROWS = rows("india-our-country.jsonl")
 ANSWER = [r for r in ROWS if r["expect"] == "answer"]
 REFUSE = [r for r in ROWS if r["expect"] == "refuse"]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().replace("\u2019", "'").split())
 
 
 def test_each_question_names_india_and_each_answer_is_in_an_our_country_sentence():
@@ -34,15 +30,9 @@ def test_each_question_names_india_and_each_answer_is_in_an_our_country_sentence
 @pytest.mark.slow
 @pytest.mark.skipif(not (SHARED_DATA / "libraries" / "ncert").is_dir(), reason=f"no NCERT library at {SHARED_DATA}")
 def test_answers_and_evidence_are_on_their_gold_pages():
-    import pypdf
-
-    from tutor.ingest.pdftext import extract_pdf
-
     missing, no_evidence = [], []
     for r in ANSWER:
-        path = SHARED_DATA / "libraries" / r["gold_file"]
-        cleaned = {p.page: _norm(p.text) for p in extract_pdf(path).pages}
-        raw = [_norm(p.extract_text() or "") for p in pypdf.PdfReader(str(path)).pages]
+        cleaned, raw = cleaned_pages(r["gold_file"]), raw_pages(r["gold_file"])
         if not all(any(_norm(a) in cleaned.get(p, "") for p in r["gold_pages"]) for a in r["answers"]):
             missing.append(r["id"])
         if not any(_norm(r["evidence"]) in raw[p - 1] for p in r["gold_pages"]):

@@ -3,19 +3,15 @@ pages of the shared NCERT PDF as the project extracts it, in the sentence kept a
 chapter, and no question copied from its chapter."""
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter, defaultdict
 
 import pytest
-from helpers_paths import SHARED_DATA, TEST_DATA
+from helpers_paths import SHARED_DATA
+from helpers_questions import cleaned_pages, rows
+from helpers_questions import norm as _norm
 
-FILE = TEST_DATA / "short-answers.jsonl"
-ROWS = [json.loads(line) for line in FILE.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().replace("\u2019", "'").split())
+ROWS = rows("short-answers.jsonl")
 
 
 def test_the_file_is_well_formed_and_split_in_half_within_each_chapter():
@@ -35,17 +31,12 @@ def test_the_file_is_well_formed_and_split_in_half_within_each_chapter():
 @pytest.mark.slow
 @pytest.mark.skipif(not (SHARED_DATA / "libraries" / "ncert").is_dir(), reason=f"no NCERT library at {SHARED_DATA}")
 def test_every_answer_is_on_its_gold_pages_as_the_project_extracts_them():
-    from tutor.ingest.pdftext import extract_pdf
-
-    pages: dict[str, dict[int, str]] = {}
     missing, copied = [], []
     for r in ROWS:
-        f = r["gold_file"]
-        if f not in pages:
-            pages[f] = {p.page: _norm(p.text) for p in extract_pdf(SHARED_DATA / "libraries" / f).pages}
-        if not all(any(_norm(a) in pages[f].get(p, "") for p in r["gold_pages"]) for a in r["answers"]):
+        pages = cleaned_pages(r["gold_file"])
+        if not all(any(_norm(a) in pages.get(p, "") for p in r["gold_pages"]) for a in r["answers"]):
             missing.append(r["id"])
-        if _norm(r["question"]) in " ".join(pages[f].values()):
+        if _norm(r["question"]) in " ".join(pages.values()):
             copied.append(r["id"])
     assert not missing, f"answers not on their gold pages: {missing}"
     assert not copied, f"questions printed word for word in their chapter: {copied}"

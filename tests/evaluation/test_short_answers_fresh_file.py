@@ -3,26 +3,18 @@ section says: the schema of short-answers.jsonl, split "test", about 60% science
 sentence and on its gold pages, and no fact already asked by short-answers.jsonl (else it would not be fresh)."""
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 
 import pytest
-from helpers_paths import SHARED_DATA, TEST_DATA
+from helpers_paths import SHARED_DATA
+from helpers_questions import cleaned_pages, raw_pages, rows
+from helpers_questions import norm as _norm
 
-
-def _rows(name: str) -> list[dict]:
-    return [json.loads(line) for line in (TEST_DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-ROWS = _rows("short-answers-fresh.jsonl")
-OLD = _rows("short-answers.jsonl")
+ROWS = rows("short-answers-fresh.jsonl")
+OLD = rows("short-answers.jsonl")
 FIELDS = {"id", "question", "expect", "class", "subject", "library", "gold_file", "gold_pages", "answers",
           "answer_type", "evidence", "origin", "split"}
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().replace("\u2019", "'").split())
 
 
 def test_the_file_has_the_schema_of_short_answers_and_is_all_test():
@@ -54,24 +46,14 @@ def test_no_question_or_fact_of_short_answers_is_asked_again():
 @pytest.mark.slow
 @pytest.mark.skipif(not (SHARED_DATA / "libraries" / "ncert").is_dir(), reason=f"no NCERT library at {SHARED_DATA}")
 def test_answers_and_evidence_are_on_their_gold_pages():
-    import pypdf
-
-    from tutor.ingest.pdftext import extract_pdf
-
-    cleaned: dict[str, dict[int, str]] = {}
-    raw: dict[str, list[str]] = {}
     missing, copied, no_evidence = [], [], []
     for r in ROWS:
-        f = r["gold_file"]
-        if f not in cleaned:
-            path = SHARED_DATA / "libraries" / f
-            cleaned[f] = {p.page: _norm(p.text) for p in extract_pdf(path).pages}
-            raw[f] = [_norm(p.extract_text() or "") for p in pypdf.PdfReader(str(path)).pages]
-        if not all(any(_norm(a) in cleaned[f].get(p, "") for p in r["gold_pages"]) for a in r["answers"]):
+        cleaned, raw = cleaned_pages(r["gold_file"]), raw_pages(r["gold_file"])
+        if not all(any(_norm(a) in cleaned.get(p, "") for p in r["gold_pages"]) for a in r["answers"]):
             missing.append(r["id"])
-        if _norm(r["question"]) in " ".join(cleaned[f].values()):
+        if _norm(r["question"]) in " ".join(cleaned.values()):
             copied.append(r["id"])
-        if not any(_norm(r["evidence"]) in raw[f][p - 1] for p in r["gold_pages"]):
+        if not any(_norm(r["evidence"]) in raw[p - 1] for p in r["gold_pages"]):
             no_evidence.append(r["id"])
     assert not missing, f"answers not on their gold pages: {missing}"
     assert not copied, f"questions printed word for word in their chapter: {copied}"
