@@ -337,8 +337,9 @@ def test_the_span_reader_still_reads_the_bands_windows_when_a_joined_chunk_outra
     hs = hits((lenses, 0.45), (refraction, 0.8), (mirrors, 0.5))
     p = policy(min_term_coverage=0.0, min_sentence_coverage=0.0, require_answer_type=False, span_reader_windows=1,
                evidence_fused_top=1)
-    band = decide(q, hs, p, TermStats([c.text for c in LIGHT]))
-    wide = widened(band, hs, q, TermStats([c.text for c in LIGHT]), p)
+    stats = TermStats([c.text for c in LIGHT])
+    band = decide(q, hs, p, stats)
+    wide = widened(band, hs, q, stats, p)
     assert band.passed and wide.candidates[0].hit.chunk.chunk_id == "light:0001"  # the joined chunk leads
     # a reader that finds its answer only in the band's chunk (the book's sentence the joined one pushed out)
     spans = FakeReader(needle="boundary", span="boundary", p=0.9)

@@ -559,7 +559,7 @@ def test_the_books_own_country_is_named_by_our_country():
     # only as written when no country is the books' own, and another country is never "our country"
     assert not check(decide(q, hits((ours, 0.8)), p.with_values(home_country=""), stats).checks, "names").passed
     france = q.replace("India", "France")
-    assert not check(decide(france, hits((ours, 0.8)), p, TermStats([ours.text])).checks, "names").passed
+    assert not check(decide(france, hits((ours, 0.8)), p, stats).checks, "names").passed
     # "India" written in the evidence names it whatever the setting
     written = chunk("elec:0035", "In India, the potential difference between the live wire and the neutral wire "
                                  "is 220 V.", page=10)

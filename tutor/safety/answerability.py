@@ -204,9 +204,8 @@ def span_finding(span_reader: ReaderModel | None, question: Question | str, deci
         return found
     n = policy.span_reader_windows or policy.reader_windows
     wins = windows(decision.candidates, n)
-    if band is not None and band.candidates != decision.candidates:
-        read = {(w.hit.chunk.chunk_id, w.first) for w in wins}
-        wins += [w for w in windows(band.candidates, n) if (w.hit.chunk.chunk_id, w.first) not in read]
+    if band is not None and band is not decision:  # gate.widened returns the decision itself when it joins nothing
+        wins += [w for w in windows(band.candidates, n) if w not in wins]
     return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins, q.asked_noun) or found
 
 
