@@ -789,6 +789,9 @@ def test_nothing_changes_for_a_shelf_with_hindi_chapters_for_english_questions_o
     with_dictionary = [_seen(t.ask(q, "10", "science")) for t, q in asked]
     on_english_shelf = english.ask(REFRACTION_HI, "10", "science")
     assert with_dictionary[0][6] == ""  # the bilingual shelf answers a Hindi question from its Hindi chapter
+    answered = bilingual.ask(REFRACTION_HI, "10", "science")  # quoting its Hindi sentence, which has no capitals
+    assert not answered.was_refusal, answered.reason
+    assert answered.sentences[0].text == "प्रकाश का अपवर्तन तब होता है जब प्रकाश हवा से पानी में जाता है।"
     assert on_english_shelf.resolved_question == "what is refraction"
     hindi_dictionary()  # not installed: the tutor asks Devanagari questions as typed, as it did before
     assert [_seen(t.ask(q, "10", "science")) for t, q in asked] == with_dictionary

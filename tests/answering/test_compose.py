@@ -104,6 +104,15 @@ def test_a_heading_in_capitals_run_into_a_sentence_is_cut_off_and_a_line_all_in_
         assert quotable(told) == told, told
 
 
+def test_a_hindi_sentence_is_prose_though_its_script_has_no_capitals_and_its_vowel_signs_are_marks():
+    # Devanagari has no lower case, and a vowel sign or virama is a mark, not `isalpha`: about 40% of a Hindi sentence
+    sentence = "जन स्वास्थ्य की संकल्पना का अर्थ है सभी लोगों के स्वास्थ्य की देखभाल करना।"
+    assert quotable(sentence) == sentence
+    assert quotable("HIV और AIDS से बचाव के लिए जानकारी ज़रूरी है।") == "HIV और AIDS से बचाव के लिए जानकारी ज़रूरी है।"
+    assert quotable("चित्र 3.1 जन स्वास्थ्य पोषण के कार्यक्रम") == ""  # a caption, as the Hindi editions number them
+    assert quotable("PUBLIC HEALTH NUTRITION जन") == ""  # a heading in capitals with a stray Hindi word
+
+
 def test_a_short_heading_in_title_case_before_its_sentence_is_cut_off_and_a_variable_named_a_is_not_a_heading():
     assert quotable("Chapter 4 Overview In this tour of democracy, we have come across political parties.") == (
         "In this tour of democracy, we have come across political parties.")

@@ -7,6 +7,7 @@ Pure functions over sentences, sources and the reader's finding; the pipeline ca
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -41,7 +42,9 @@ def _after_equation(text: str) -> str:
 _FIGURE = re.compile(r"^[\d.,%–\-:/()]*\d[\d.,%–\-:/()]*$")
 _TABLE_MIN_FIGURES, _TABLE_FIGURE_SHARE = 8, 0.2
 # lines that are not statements of the book's: figure and table captions, activity headings, instructions to do
-_CAPTION = re.compile(r"^(?:Fig(?:ure)?s?\.?|Table|Activity|Chart|Map|Box|Graph)\s*\d", re.I)
+# (and in the Hindi editions: चित्र figure, सारणी and तालिका table, क्रियाकलाप activity, मानचित्र map)
+_CAPTION = re.compile(r"^(?:Fig(?:ure)?s?\.?|Table|Activity|Chart|Map|Box|Graph|चित्र|सारणी|तालिका|क्रियाकलाप|मानचित्र)"
+                      r"\s*\d", re.I)
 _INSTRUCTION = re.compile(
     r"^(?:Let\s+us|Let's|Take|Observe|Note\s+(?:down|that\s+the\s+reading)|Think|Recall|Try|Find\s+out|Draw|"
     r"Collect|Discuss|Look\s+at|Repeat|Pour|Heat|Dip|Switch\s+on|Connect|Arrange|Set\s+up|Record|Now\s+take|"
@@ -104,12 +107,19 @@ _SIGNPOST = re.compile(
     r"(?:chapter|section|class))", re.I)
 
 
+def _letters(text: str | Sequence[str]) -> int:
+    """How many characters of `text` are letters, a letter's marks counted as letters: a Devanagari vowel sign or
+    virama is a mark, not `isalpha`, and a Hindi sentence is about 40% marks."""
+    return sum(ch.isalpha() or unicodedata.category(ch).startswith("M") for ch in text)
+
+
 def _without_caps_heading(text: str) -> str:
     """The sentence without a heading in capitals the text layer ran into it; "" when the whole line is in capitals
     (a heading, a map's labels, a cartoon's speech) or what is left is the tail of a sentence the heading cut
     ("PRODUCTION ACROSS COUNTRIES multinational corporations (MNCs) emerged ...")."""
-    if not any(ch.islower() for ch in text):
-        return ""
+    cased = sum(ch.isupper() or ch.islower() for ch in text)
+    if cased and not any(ch.islower() for ch in text) and cased >= _letters(text) - cased:
+        return ""  # a caseless script's sentence (Hindi) is not in capitals, nor is one naming "HIV" in Hindi
     m = _CAPS_LEAD.match(text)
     if m is None:
         return text
@@ -144,7 +154,7 @@ def quotable(sentence: str) -> str:
         return ""
     words = re.findall(r"[A-Za-z\u0900-\u097f]{3,}", text)
     visible = [ch for ch in text if not ch.isspace()]
-    letters = sum(ch.isalpha() for ch in visible)
+    letters = _letters(visible)
     if len(words) < 3 or letters < 0.6 * len(visible):  # an equation or a row of symbols, not a sentence
         return ""
     tokens = text.split()
