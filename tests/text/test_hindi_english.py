@@ -166,6 +166,22 @@ def test_a_pronoun_with_a_postposition_fused_on_is_a_function_or_question_word(d
     assert english_reading("प्रकाश किससे बनता है?", dictionary=d) == "what is light banta"
 
 
+def test_two_word_question_words_compound_postpositions_and_adverbs_are_read_as_grammar(d):
+    # "किस तरह" asks how (not "which" and an unread "तरह"); before का/की/के it asks what kind of
+    assert he.reading_and_unread("प्रकाश का अपवर्तन किस तरह होता है?", dictionary=d) == ("how light refraction", ())
+    assert english_reading("अम्ल किस प्रकार का होता है?", dictionary=d) == "which acid"
+    assert english_reading("अपवर्तन किस कारण होता है?", dictionary=d) == "why refraction"
+    # "के बाद" after, "के बीच" between, "के दौरान" during: dropped as English drops its stop words, never unread
+    assert he.reading_and_unread("अपवर्तन के बाद प्रकाश का क्या होता है?", dictionary=d) == (
+        "what is refraction light", ())
+    assert english_reading("अम्ल और प्रकाश के बीच क्या है?", dictionary=d) == "what is acid light"
+    # "से पहले" is before; "पहले" alone is a content word ("first"), kept for the dictionary to read or name
+    assert english_reading("अपवर्तन से पहले क्या है?", dictionary=d) == "what is refraction"
+    assert he.reading_and_unread("पहले अपवर्तन क्या है?", dictionary=d)[1] == ("पहले",)
+    # an adverb of several words goes whole: "आम तौर पर" is usually, not "आम" (mango) and "तौर"
+    assert he.reading_and_unread("आम तौर पर अम्ल क्या है?", dictionary=d) == ("what is acid", ())
+
+
 def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):
     assert "अम्ल" in lemmas(hd.normalize_hindi("अम्लों"))
     assert english_reading("अम्लों का स्वाद", dictionary=d) == "acid svad"

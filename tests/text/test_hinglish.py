@@ -35,6 +35,17 @@ def test_the_english_reading_leads_with_the_question_word_and_keeps_every_conten
     assert english_reading("bismarck ko iron chancellor kyu kaha jata hai") == "why bismarck iron chancellor"
 
 
+def test_two_word_question_words_compound_postpositions_and_adverbs_are_read_as_grammar():
+    assert english_reading("photosynthesis kis tarah hota hai") == "how photosynthesis"
+    assert english_reading("kis prakar ka mirror hota hai") == "which mirror"  # what kind of
+    assert english_reading("light kis karan bend hoti hai") == "why light bend"
+    assert english_reading("meal ke baad kya hota hai") == "what is meal"
+    assert english_reading("1947 se pehle kya hua") == "what is 1947"
+    assert english_reading("pehle president kaun the") == "which pehle president"  # "first": a content word
+    assert english_reading("aam taur par kitne member hote hai") == "how many member"
+    assert english_reading("bad effects of plastic kya hai") == "what is bad effects of plastic"  # English "bad"
+
+
 def test_refusals_come_in_hindi_for_devanagari_and_hinglish_questions_and_in_english_otherwise():
     from tutor.text.hinglish import reply_language
 

@@ -59,7 +59,24 @@ FUNCTION = _table("""
 करने करें किया किए किये गया गई गए गये एक कुछ सा सी से लिए लिये वाला वाली वाले ने तक जब तब अपने अपनी अपना हम आप
 सकता सकती सकते तथा एवं व कि जो जिस जिसे जिन जिनके कोई किसी सभी सब आदि अथवा यदि द्वारा
 इससे उससे जिससे इनसे उनसे जिनसे सबसे इसमें उसमें जिसमें इनमें उनमें जिनमें सबमें इसको उसको जिसको इनको उनको जिनको
+बाद दौरान बिना अलावा अनुसार तहत बारे बजाय ज़रिए जरिए तरह ओर साथ बीच
 """)
+# the second words of compound postpositions ("के बाद" after, "के दौरान" during, "के बारे में" about, "की तरह" like,
+# "के बीच" between) are in FUNCTION above: English drops "after", "during", "about" as stop words too. "पहले" is
+# "before" only after "से" ("X से पहले"); alone it is "first" or "earlier", a content word.
+BEFORE = (normalize_hindi("से"), normalize_hindi("पहले"))
+# a question word of two words: "किस तरह" / "किस प्रकार" how, "किस कारण" / "किस वजह" / "किस लिए" why, "किस समय" when,
+# "किस जगह" / "किस स्थान" where; before का, की or के ("किस प्रकार का ...", what kind of) "किस तरह" asks "which"
+QPHRASE = {tuple(normalize_hindi(w) for w in k.split()): v for k, v in {
+    "किस तरह": "how", "किस प्रकार": "how", "किन तरीकों": "how", "किस कारण": "why", "किस वजह": "why",
+    "किस लिए": "why", "किस समय": "when", "किस जगह": "where", "किस स्थान": "where",
+}.items()}
+_OF = _table("का की के")
+# adverbs of several words that English questions mostly leave out ("आम तौर पर" usually, "मुख्य रूप से" mainly):
+# dropped whole, so their words are not read one by one ("आम" alone is "mango")
+ADVERB = [tuple(normalize_hindi(w) for w in k.split()) for k in (
+    "आम तौर पर", "आमतौर पर", "सामान्य तौर पर", "खास तौर पर", "ख़ास तौर पर", "मुख्य रूप से", "विशेष रूप से",
+    "सामान्य रूप से", "आम तौर से")]
 
 
 # ------------------------------------------------------------------------------------------ romanisation
@@ -244,8 +261,20 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             kept.append(t)
             i += 1
             continue
-        if t in QWORD:
-            gloss = QWORD[t]
+        if (adverb := next((a for a in ADVERB if tuple(toks[i:i + len(a)]) == a), None)) is not None:
+            i += len(adverb)
+            continue
+        if tuple(toks[i:i + 2]) == BEFORE:
+            i += 2
+            continue
+        pair = QPHRASE.get(tuple(toks[i:i + 2]))
+        if pair or t in QWORD:
+            if pair:
+                kind_of = pair == "how" and i + 2 < len(toks) and toks[i + 2] in _OF  # "किस प्रकार का": which
+                gloss = "which" if kind_of else pair
+                i += 1  # past the pair's first word; the second is passed below
+            else:
+                gloss = QWORD[t]
             if not lead:
                 lead = gloss
             elif gloss != lead and gloss not in kept:

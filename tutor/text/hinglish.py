@@ -50,7 +50,17 @@ isme usme ise use inhe unhe apna apni apne
 karta karti karte karna karne kiya kiye ki kar kare karen karein jata jati jate jana jane gaya gayi gaye gya
 raha rahi rahe sakta sakti sakte diya diye di lagta lagti lagte milta milti milte banta banti bante
 ek koi kuch sab sabhi sabse bahut zyada jyada kam ne andar bare baare kaha kehte kahte walon valon waalon
+baad dauran bina alawa alava anusar tahat bajay zariye jariye tarah taraf saath sath beech bich
 """.split())
+# as in Devanagari (tutor/text/hindi_english.py): a question word of two words ("kis tarah" how, "kis karan" why),
+# "se pehle" (before; "pehle" alone is "first"), and adverbs of several words dropped whole ("aam taur par" usually)
+_QUESTION_PAIRS = {("kis", "tarah"): "how", ("kis", "prakar"): "how", ("kis", "karan"): "why",
+                   ("kis", "kaaran"): "why", ("kis", "wajah"): "why", ("kis", "vajah"): "why", ("kis", "liye"): "why",
+                   ("kis", "samay"): "when", ("kis", "jagah"): "where", ("kis", "sthan"): "where"}
+_OF = {"ka", "ki", "ke"}
+_SKIPPED = [tuple(k.split()) for k in ("se pehle", "se pahle", "aam taur par", "aam taur pe", "aamtaur par",
+                                       "aamtaur pe", "khas taur par", "khaas taur par", "mukhya roop se",
+                                       "mukhya rup se", "vishesh roop se")]
 # words that only Hinglish uses: the tell (English words such as "to", "the", "is", "do" are left out)
 _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
     "hai", "hain", "hota", "hoti", "hote", "hona", "hoga", "hua", "hui", "hue", "tha", "thi", "ka", "ki", "ke", "ko",
@@ -89,10 +99,22 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None)
     where it gives an English word (not for a word typed in capitals, "MRI"), else as typed."""
     lead = ""
     kept: list[str] = []
-    for typed in _WORD.findall(text):
-        w = typed.lower()
-        if w in _QUESTION_GLOSS:
-            question_word = _QUESTION_GLOSS[w]
+    typed_words = _WORD.findall(text)
+    low = [w.lower() for w in typed_words]
+    i = 0
+    while i < len(typed_words):
+        typed, w = typed_words[i], low[i]
+        i += 1
+        if (skip := next((k for k in _SKIPPED if tuple(low[i - 1:i - 1 + len(k)]) == k), None)) is not None:
+            i += len(skip) - 1
+            continue
+        pair = _QUESTION_PAIRS.get(tuple(low[i - 1:i + 1]))
+        if pair or w in _QUESTION_GLOSS:
+            if pair:
+                i += 1  # past the pair's second word
+                question_word = "which" if pair == "how" and i < len(low) and low[i] in _OF else pair
+            else:
+                question_word = _QUESTION_GLOSS[w]
             if not lead:
                 lead = question_word
             elif question_word not in kept and question_word != lead:
