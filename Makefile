@@ -94,9 +94,10 @@ eval-hindi: $(STAMP) ocr-deps
 	$(BIN)/python -m tutor eval tests/data/hindi-questions-en.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-en.json
 
 # issues 13 and 34: Hindi (Devanagari) and Hinglish questions about the English Class 10 chapters, development files
-# (with issue 34's off-book questions) and the tests (fresh2, fresh3)
+# (with issue 34's off-book questions) and the tests (fresh2, fresh3, fresh4)
 XLING := xling-devanagari xling-hinglish xling-fresh-devanagari xling-fresh-hinglish xling-offbook-dev \
-	xling-fresh2-devanagari xling-fresh2-hinglish xling-fresh3-devanagari xling-fresh3-hinglish
+	xling-fresh2-devanagari xling-fresh2-hinglish xling-fresh3-devanagari xling-fresh3-hinglish \
+	xling-fresh4-devanagari xling-fresh4-hinglish
 eval-xling: $(STAMP) dict-deps
 	for f in $(XLING); do $(BIN)/python -m tutor eval tests/data/$$f.jsonl --libraries $(SHARED)/libraries --json out/eval-$$f.json || exit 1; done
 

@@ -117,9 +117,10 @@ def _without_caps_heading(text: str) -> str:
     """The sentence without a heading in capitals the text layer ran into it; "" when the whole line is in capitals
     (a heading, a map's labels, a cartoon's speech) or what is left is the tail of a sentence the heading cut
     ("PRODUCTION ACROSS COUNTRIES multinational corporations (MNCs) emerged ...")."""
-    cased = sum(ch.isupper() or ch.islower() for ch in text)
-    if cased and not any(ch.islower() for ch in text) and cased >= _letters(text) - cased:
-        return ""  # a caseless script's sentence (Hindi) is not in capitals, nor is one naming "HIV" in Hindi
+    if not any(ch.islower() for ch in text):  # in capitals, unless caseless letters (Hindi's) outnumber the cased
+        cased = sum(ch.isupper() for ch in text)
+        if cased and cased >= _letters(text) - cased:
+            return ""
     m = _CAPS_LEAD.match(text)
     if m is None:
         return text
