@@ -799,6 +799,23 @@ def test_nothing_changes_for_a_shelf_with_hindi_chapters_for_english_questions_o
     assert as_typed.resolved_question == "" and not any("read the Hindi" in n for n in as_typed.notes)
 
 
+def test_a_hinglish_question_asked_of_a_shelf_with_hindi_chapters_is_respelt_in_devanagari_and_answered(
+        tmp_path, audit, hindi_dictionary):
+    hindi = chunk("plight:0000", "प्रकाश का अपवर्तन तब होता है जब प्रकाश हवा से पानी में जाता है। "
+                  "दो माध्यमों की सीमा पर प्रकाश की चाल बदल जाती है।", chapter="प्रकाश", file="light-hi.pdf", page=3)
+    write_shelf(tmp_path / "bilingual", LIGHT + [hindi], subject="science")
+    library = Library(tmp_path / "bilingual", embedder=EMB)
+    on = tutor(library, audit, hinglish_dakshina=True, hinglish_transliteration=True)
+    ans = on.ask("prakash ka apvartan kya hota hai", "10", "science")  # Dakshina; the learnt spelling for apvartan
+    assert ans.resolved_question == "प्रकाश का अपवर्तन क्या होता है"
+    assert "read the Hinglish question as 'प्रकाश का अपवर्तन क्या होता है'" in ans.notes
+    assert not ans.was_refusal and ans.language == "hi"
+    assert ans.sentences[0].text == "प्रकाश का अपवर्तन तब होता है जब प्रकाश हवा से पानी में जाता है।"
+    assert audit.rows(limit=1)[0]["question"] == "prakash ka apvartan kya hota hai"  # logged as typed
+    off = tutor(library, audit).ask("prakash ka apvartan kya hota hai", "10", "science")  # without Dakshina
+    assert off.resolved_question != ans.resolved_question
+
+
 def test_with_the_policy_on_a_hinglish_questions_hindi_words_are_read_through_the_dictionary(
         library, audit, hindi_dictionary):
     english = tutor(library, audit).ask("What is refraction?", "10", "science")

@@ -157,7 +157,8 @@ class Policy:
                                     "Shabdanjali's dictionary, after FreeDict")
     hinglish_dakshina: bool = _f(False, "read a Hinglish question's Hindi content words through Dakshina's "
                                  "romanisations (data/lexicons/): the Devanagari most people typed that way, then the "
-                                 "dictionary; before the romanised dictionary's own phrases")
+                                 "dictionary; before the romanised dictionary's own phrases. On a shelf with Hindi "
+                                 "chapters, the whole question is respelt in Devanagari that way instead")
     hinglish_transliteration: bool = _f(False, "read a Hinglish content word that neither Dakshina nor the romanised "
                                         "dictionary reads by spelling it in Devanagari with the model learnt from "
                                         "Dakshina's pairs (data/lexicons/latin-devanagari.tsv.gz), among the "

@@ -12,7 +12,13 @@ import pytest
 from tutor.text import lexicons as lx
 from tutor.text.hindi_dictionary import invert, normalize_hindi, parse_dictd
 from tutor.text.hindi_english import ShelfVocabulary, choose_tiers, reading_and_unread
-from tutor.text.hinglish_dictionary import latin_gloss, romanisations, through_devanagari, unread_hinglish
+from tutor.text.hinglish_dictionary import (
+    devanagari_reading,
+    latin_gloss,
+    romanisations,
+    through_devanagari,
+    unread_hinglish,
+)
 
 # FreeDict's layout (tests/text/test_hindi_english.py): the first dictionary merged
 DICTD = """thing /θˈɪŋ/ <N>
@@ -186,6 +192,19 @@ def test_a_typed_hindi_word_is_read_through_its_devanagari_spelling_and_lemma(sh
     assert through_devanagari("lohe", r, lx.merge(shabd), shelf) == "iron"  # लोहे -> लोहा
     assert latin_gloss("aasman", shelf, dictionary=shabd, romanised=r) == "sky"
     assert latin_gloss("aasman", shelf, dictionary=shabd) in (None, "sky")  # without Dakshina: the romanised index
+
+
+def test_for_a_shelf_with_hindi_chapters_a_hinglish_question_is_respelt_in_devanagari():
+    r = romanisations(PAIRS + [("क्या", "kya", 5), ("है", "hai", 5), ("में", "mein", 4), ("मैं", "main", 2),
+                               ("आयरन", "iron", 3), ("रंग", "rang", 2)])
+    # grammar and Hindi words as most annotators typed them; a word the shelf's English chapters use stays English
+    assert devanagari_reading("aasman neela kyu hai?", r, Shelf({"sky": 1})) == "आसमान नीला kyu है?"
+    assert devanagari_reading("iron mein kya hai", r, Shelf({"iron": 3})) == "iron में क्या है"
+    assert devanagari_reading("iron mein kya hai", r, Shelf({})) == "आयरन में क्या है"  # a Hindi-only shelf's word
+    # capitals and numbers stay; a word Dakshina lacks stays unless the learnt spelling gives one
+    assert devanagari_reading("DNA ka rang 2 hai", r, Shelf({})) == "DNA ka रंग 2 है"
+    assert devanagari_reading("DNA ka rang", r, Shelf({}), lambda w: "का" if w == "ka" else None) == "DNA का रंग"
+    assert devanagari_reading("what is DNA", r, Shelf({"what": 1})) == ""  # nothing respelt: no reading
 
 
 def test_english_and_shelf_words_are_not_read_as_hindi_even_when_dakshina_lists_them(shabd):

@@ -75,6 +75,8 @@ _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
 _TELLS = frozenset(w for w in set(_QUESTION_GLOSS) | _REQUEST
                    if w not in {"kin", "kis", "kon", "kia", "kab", "do", "bata", "samjha", "dijiye", "likho"})
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")
+# every word of Hinglish grammar above: what a question typed in Latin letters shares with Hindi and not with English
+GRAMMAR = frozenset(set(_QUESTION_GLOSS) | _REQUEST | set(_FRAME_GLOSS) | _FUNCTION)
 
 
 def _words(text: str) -> list[str]:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
 from tutor.text.hindi_english import choose, choose_tiers, lemmas, romanize
+from tutor.text.hinglish import GRAMMAR
 from tutor.text.hinglish import english_reading as hinglish_english
 from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
 from tutor.text.transliterate import Transliterator, listed
@@ -255,3 +256,24 @@ def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,
                for f in forms):
             out[typed] = None
     return tuple(out)
+
+
+def devanagari_reading(question: str, romanised: Romanisations, vocabulary: Container[str] | None = None,
+                       spelling: Spelling | None = None) -> str:
+    """A Hinglish question as a shelf with Hindi chapters reads it: in Devanagari, each word spelt as most of
+    Dakshina's annotators typed it ("jan swasthya ki sankalpana kya hai" -> "जन स्वास्थ्य की संकल्पना क्या है"), so the
+    Hindi chapters answer it as they answer a question typed in Devanagari. Hinglish grammar ("kya", "hai", "men") is
+    always respelt; another word stays as typed where the shelf's English chapters use it ("public health") or Dakshina
+    does not know it, and so do numbers and words in capitals ("WHO"). Not the dictionary's English headwords: "jan"
+    (जन, people) is one. A word Dakshina does not list is spelt by `spelling` (`learnt_spelling`) where it gives a
+    word. "" where no word is respelt."""
+    out, respelt = [], False
+    for typed in re.findall(r"[A-Za-z][A-Za-z'-]*|\S", question):
+        w = typed.lower()
+        english = not typed[0].isalpha() or (typed.isupper() and len(typed) > 1) or (
+            w not in GRAMMAR and vocabulary is not None and w in vocabulary)
+        spelt = () if english else romanised.devanagari(w) or (
+            (got,) if spelling is not None and w.isalpha() and (got := spelling(w)) else ())
+        out.append(spelt[0] if spelt else typed)
+        respelt = respelt or bool(spelt)
+    return re.sub(r"\s+([?.,!])", r"\1", " ".join(out)) if respelt else ""

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
 from tutor.text.hinglish import english_reading
-from tutor.text.hinglish_dictionary import dakshina, hinglish_reading, learnt_spelling, unread_hinglish
+from tutor.text.hinglish_dictionary import (
+    dakshina,
+    devanagari_reading,
+    hinglish_reading,
+    learnt_spelling,
+    unread_hinglish,
+)
 from tutor.text.language import HINDI, detect_language
 from tutor.text.lexicons import reading_dictionary
 from tutor.text.terms import TermStats
@@ -22,9 +28,15 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     Hindi question, as always) or without the dictionary. With a `policy` whose `hindi_loanwords` is on, English words
     written in Devanagari are read as the shelf's words they sound like, confirmed by `similarity` (default:
     multilingual e5)."""
+    vocabulary = ShelfVocabulary(stats)
+    if HINDI in stats.languages and hinglish and policy is not None and policy.hinglish_dakshina and (
+            romanisations := dakshina()) is not None:  # Hindi chapters read the question respelt in Devanagari
+        dictionary = reading_dictionary(True)
+        spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
+                    if dictionary is not None and policy.hinglish_transliteration else None)
+        return devanagari_reading(question, romanisations, vocabulary, spelling), ()
     if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
         return "", ()
-    vocabulary = ShelfVocabulary(stats)
     on = policy is not None and (policy.hinglish_shabdanjali if hinglish else policy.hindi_shabdanjali)
     dictionary = reading_dictionary(on)
     if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
