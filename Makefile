@@ -92,6 +92,8 @@ eval: $(STAMP)
 eval-hindi: $(STAMP) ocr-deps
 	$(BIN)/python -m tutor eval tests/data/hindi-questions.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi.json
 	$(BIN)/python -m tutor eval tests/data/hindi-questions-en.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-en.json
+	$(BIN)/python -m tutor eval tests/data/hindi-questions-typed.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-typed.json
+	$(BIN)/python -m tutor eval tests/data/hindi-questions-hinglish.jsonl --libraries $(SHARED)/libraries --json out/eval-hindi-hinglish.json
 
 # issues 13 and 34: Hindi (Devanagari) and Hinglish questions about the English Class 10 chapters, development files
 # (with issue 34's off-book questions) and the tests (fresh2, fresh3, fresh4)
