@@ -262,7 +262,7 @@ def devanagari_reading(question: str, romanised: Romanisations, vocabulary: Cont
                        spelling: Spelling | None = None) -> str:
     """A Hinglish question as a shelf with Hindi chapters reads it: in Devanagari, each word spelt as most of
     Dakshina's annotators typed it ("jan swasthya ki sankalpana kya hai" -> "जन स्वास्थ्य की संकल्पना क्या है"), so the
-    Hindi chapters answer it as they answer a question typed in Devanagari. Hinglish grammar ("kya", "hai", "men") is
+    Hindi chapters answer it as they answer a question typed in Devanagari. Hinglish grammar ("kya", "hai", "mein") is
     always respelt; another word stays as typed where the shelf's English chapters use it ("public health") or Dakshina
     does not know it, and so do numbers and words in capitals ("WHO"). Not the dictionary's English headwords: "jan"
     (जन, people) is one. A word Dakshina does not list is spelt by `spelling` (`learnt_spelling`) where it gives a

@@ -2,7 +2,8 @@
 English-Hindi dictionaries (tutor/text/lexicons.py: FreeDict, and Shabdanjali where the policy says so;
 tutor/text/hindi_english.py) and, where the policy says so, its English words written in
 Devanagari read back by sound (tutor/text/loanwords.py); Hinglish with its Hindi words read through the same
-dictionary (tutor/text/hinglish_dictionary.py, where the policy turns it on)."""
+dictionary (tutor/text/hinglish_dictionary.py, where the policy turns it on). And a Hinglish question asked of a shelf
+with Hindi chapters, respelt in Devanagari for them."""
 from __future__ import annotations
 
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
@@ -24,10 +25,12 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     """The English reading of a Devanagari question asked of a shelf (`stats`) with no Hindi chapter, and the Hindi
     words it could not read (`reading_and_unread`); with `hinglish`, a Hinglish question's reading (its Hindi words
     read through the dictionary where the policy's `hinglish_dictionary` says so, or no policy is given) and the Hindi
-    words it kept as typed (`unread_hinglish`). ("", ()) for any other question or shelf (a Hindi chapter answers a
-    Hindi question, as always) or without the dictionary. With a `policy` whose `hindi_loanwords` is on, English words
-    written in Devanagari are read as the shelf's words they sound like, confirmed by `similarity` (default:
-    multilingual e5)."""
+    words it kept as typed (`unread_hinglish`). Asked of a shelf with Hindi chapters, a Hinglish question is respelt
+    in Devanagari instead (`devanagari_reading`, where the policy's `hinglish_dakshina` is on), for the Hindi chapters
+    to answer as they answer a question typed so; nothing is named unread. ("", ()) for any other question or shelf
+    (a Hindi chapter answers a Devanagari question, as always) or without the dictionary. With a `policy` whose
+    `hindi_loanwords` is on, English words written in Devanagari are read as the shelf's words they sound like,
+    confirmed by `similarity` (default: multilingual e5)."""
     vocabulary = ShelfVocabulary(stats)
     if HINDI in stats.languages and hinglish and policy is not None and policy.hinglish_dakshina and (
             romanisations := dakshina()) is not None:  # Hindi chapters read the question respelt in Devanagari
