@@ -153,6 +153,9 @@ class Policy:
     hindi_shabdanjali: bool = _f(False, "read a Devanagari question also with Shabdanjali's English-Hindi dictionary "
                                  "(data/lexicons/), after FreeDict: its senses count where FreeDict's are none the "
                                  "shelf uses (tutor/text/lexicons.py)")
+    hindi_shabdanjali_first_listed: bool = _f(False, "with hindi_shabdanjali: Shabdanjali reads only the Hindi words "
+                                              "and phrases FreeDict has no entry for (FreeDict's senses stand even "
+                                              "where the shelf uses none of them)")
     hinglish_shabdanjali: bool = _f(False, "read a Hinglish question's Hindi words (hinglish_dictionary) also with "
                                     "Shabdanjali's dictionary, after FreeDict")
     hinglish_dakshina: bool = _f(False, "read a Hinglish question's Hindi content words through Dakshina's "

@@ -132,6 +132,13 @@ def test_the_first_source_whose_senses_the_shelf_uses_decides():
     assert choose_tiers(((), ("heart",)), None) == "heart"
 
 
+def test_first_listed_lets_a_later_source_read_only_what_the_earlier_ones_lack():
+    shelf = Shelf({"plant": 40, "work": 9, "heart": 3})
+    assert choose_tiers((("kelp",), ("plant",)), shelf, first_listed=True) == "kelp"  # FreeDict lists it: its sense
+    assert choose_tiers((("work", "job"), ("labour",)), shelf, first_listed=True) == "work"  # chosen within FreeDict
+    assert choose_tiers(((), ("heart",)), shelf, first_listed=True) == "heart"  # FreeDict lacks it: Shabdanjali
+
+
 def test_every_source_is_read_by_the_sense_the_shelf_uses_most():
     # measured: "frequent" for every source beat the source's own order (रोग, "disease" first, is then "nerve")
     shelf = Shelf({"nerve": 30, "disease": 8})
@@ -279,3 +286,8 @@ def test_the_policy_says_which_dictionaries_each_kind_of_question_is_read_with(m
     # English questions never reach a dictionary
     assert readings.shelf_reading("What is the heart?", stats, policy=p) == ("", ())
     assert asked == [True, False]
+    seen: list[bool] = []  # the first-listed rule reaches the Devanagari reading from the policy
+    monkeypatch.setattr(readings, "reading_and_unread", lambda *a, **k: seen.append(k["first_listed"]) or ("", ()))
+    readings.shelf_reading("हृदय क्या है?", stats, policy=p)
+    readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_shabdanjali_first_listed=True))
+    assert seen == [False, True]

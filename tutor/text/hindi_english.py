@@ -202,13 +202,17 @@ def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule:
 
 
 def choose_tiers(senses: tuple[tuple[str, ...], ...], vocabulary: Container[str] | None,
-                 rule: str = DEFAULT_CHOICE) -> str:
+                 rule: str = DEFAULT_CHOICE, first_listed: bool = False) -> str:
     """One English headword of a phrase whose senses come from several dictionaries, one tuple each in the order they
     were merged (`Dictionary.senses`): `choose` by `rule` among the first dictionary's senses that the shelf uses any
     of (FreeDict's reading stays where the shelf uses it; पौधा, FreeDict's "kelp", is Shabdanjali's "plant"); where
     the shelf uses none, the first dictionary's first. Measured on the development files (docs/evaluation.md, issue
     34): "frequent" for every dictionary beat Shabdanjali's own order ("shelf"), which reads लोकतंत्र as "republic"
-    and संरचना as "composition", though it reads रोग as "disease" where "frequent" reads "nerve"."""
+    and संरचना as "composition", though it reads रोग as "disease" where "frequent" reads "nerve". With
+    `first_listed`, the first dictionary that lists the phrase decides, whether the shelf uses its senses or not: a
+    later dictionary only reads what the earlier ones lack."""
+    if first_listed and (tier := next((t for t in senses if t), None)):
+        return choose(tier, vocabulary, rule)
     if vocabulary is not None and rule != "first":
         for tier in senses:
             if any(all(w in vocabulary for w in c.lower().split()) for c in tier):
@@ -224,7 +228,8 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
 
 def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
-                       loanword: Callable[[str], str | None] | None = None) -> tuple[str, tuple[str, ...]]:
+                       loanword: Callable[[str], str | None] | None = None,
+                       first_listed: bool = False) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -235,7 +240,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     counts as unknown. Latin letters and not Devanagari because a reading that kept 30% of its letters in Devanagari
     would be Hindi by script (tutor/text/language.py), and the gate's term checks and the English-only reader would
     not read it at all. `loanword` (tutor/text/loanwords.py) may first read such a word as the English word of the
-    shelf it is written for ("केरोसिन" -> "kerosene"); it is then read, not unread. Returns the reading ("" where the
+    shelf it is written for ("केरोसिन" -> "kerosene"); it is then read, not unread. `first_listed`: of several merged
+    dictionaries, the first that lists a phrase reads it (`choose_tiers`). Returns the reading ("" where the
     dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
@@ -287,7 +293,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             continue
         n, english = _read_at(toks, i, d, inflect)
         if english:
-            kept.append(choose_tiers(english, vocabulary, rule))
+            kept.append(choose_tiers(english, vocabulary, rule, first_listed))
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
             kept.append(loan)
         elif t not in FUNCTION:

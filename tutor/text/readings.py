@@ -58,4 +58,5 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
         def loanword(word: str) -> str | None:
             return english_loanword(word, shelf_index(stats), similarity or e5_similarity,
                                     policy.min_loanword_similarity)
-    return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword)
+    return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword,
+                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed)
