@@ -31,21 +31,18 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     (a Hindi chapter answers a Devanagari question, as always) or without the dictionary. With a `policy` whose
     `hindi_loanwords` is on, English words written in Devanagari are read as the shelf's words they sound like,
     confirmed by `similarity` (default: multilingual e5)."""
-    vocabulary = ShelfVocabulary(stats)
-    if HINDI in stats.languages and hinglish and policy is not None and policy.hinglish_dakshina and (
-            romanisations := dakshina()) is not None:  # Hindi chapters read the question respelt in Devanagari
-        dictionary = reading_dictionary(True)
-        spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
-                    if dictionary is not None and policy.hinglish_transliteration else None)
-        return devanagari_reading(question, romanisations, vocabulary, spelling), ()
-    if HINDI in stats.languages or (not hinglish and detect_language(question) != HINDI):
+    if not hinglish and (HINDI in stats.languages or detect_language(question) != HINDI):
         return "", ()
+    vocabulary = ShelfVocabulary(stats)
     on = policy is not None and (policy.hinglish_shabdanjali if hinglish else policy.hindi_shabdanjali)
     dictionary = reading_dictionary(on)
     if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
         romanisations = dakshina() if policy is not None and policy.hinglish_dakshina else None
         spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
                     if dictionary is not None and policy is not None and policy.hinglish_transliteration else None)
+        if HINDI in stats.languages:  # Hindi chapters read the question respelt in Devanagari, with the same spellings
+            return (devanagari_reading(question, romanisations, vocabulary, spelling)
+                    if romanisations is not None else ""), ()
         reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
                                     spelling=spelling)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
