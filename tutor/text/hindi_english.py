@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Container, Sequence
 
 from tutor.text.hindi_dictionary import Dictionary, load_dictionary, normalize_hindi
+from tutor.text.hinglish import grammar_at
 from tutor.text.terms import TermStats, ascii_digits, stem
 
 # How a Hindi word with several English headwords is read (measured on the tuning half of
@@ -64,7 +65,6 @@ FUNCTION = _table("""
 # the second words of compound postpositions ("के बाद" after, "के दौरान" during, "के बारे में" about, "की तरह" like,
 # "के बीच" between) are in FUNCTION above: English drops "after", "during", "about" as stop words too. "पहले" is
 # "before" only after "से" ("X से पहले"); alone it is "first" or "earlier", a content word.
-BEFORE = (normalize_hindi("से"), normalize_hindi("पहले"))
 # a question word of two words: "किस तरह" / "किस प्रकार" how, "किस कारण" / "किस वजह" / "किस लिए" why, "किस समय" when,
 # "किस जगह" / "किस स्थान" where; before का, की or के ("किस प्रकार का ...", what kind of) "किस तरह" asks "which"
 QPHRASE = {tuple(normalize_hindi(w) for w in k.split()): v for k, v in {
@@ -72,11 +72,12 @@ QPHRASE = {tuple(normalize_hindi(w) for w in k.split()): v for k, v in {
     "किस लिए": "why", "किस समय": "when", "किस जगह": "where", "किस स्थान": "where",
 }.items()}
 _OF = _table("का की के")
-# adverbs of several words that English questions mostly leave out ("आम तौर पर" usually, "मुख्य रूप से" mainly):
-# dropped whole, so their words are not read one by one ("आम" alone is "mango")
-ADVERB = [tuple(normalize_hindi(w) for w in k.split()) for k in (
-    "आम तौर पर", "आमतौर पर", "सामान्य तौर पर", "खास तौर पर", "ख़ास तौर पर", "मुख्य रूप से", "विशेष रूप से",
-    "सामान्य रूप से", "आम तौर से")]
+# "से पहले" (before), and adverbs of several words that English questions mostly leave out ("आम तौर पर" usually,
+# "मुख्य रूप से" mainly): dropped whole, so their words are not read one by one ("आम" alone is "mango"), as
+# Hinglish's are (tutor/text/hinglish.py grammar_at)
+DROPPED = [tuple(normalize_hindi(w) for w in k.split()) for k in (
+    "से पहले", "आम तौर पर", "आमतौर पर", "सामान्य तौर पर", "खास तौर पर", "ख़ास तौर पर", "मुख्य रूप से",
+    "विशेष रूप से", "सामान्य रूप से", "आम तौर से")]
 
 
 # ------------------------------------------------------------------------------------------ romanisation
@@ -267,25 +268,17 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             kept.append(t)
             i += 1
             continue
-        if (adverb := next((a for a in ADVERB if tuple(toks[i:i + len(a)]) == a), None)) is not None:
-            i += len(adverb)
+        n, asked = grammar_at(toks, i, DROPPED, QPHRASE, _OF)  # "से पहले", "आम तौर पर"; "किस तरह" how
+        if n and not asked:
+            i += n
             continue
-        if tuple(toks[i:i + 2]) == BEFORE:
-            i += 2
-            continue
-        pair = QPHRASE.get(tuple(toks[i:i + 2]))
-        if pair or t in QWORD:
-            if pair:
-                kind_of = pair == "how" and i + 2 < len(toks) and toks[i + 2] in _OF  # "किस प्रकार का": which
-                gloss = "which" if kind_of else pair
-                i += 1  # past the pair's first word; the second is passed below
-            else:
-                gloss = QWORD[t]
+        if asked or t in QWORD:
+            gloss = asked or QWORD[t]
             if not lead:
                 lead = gloss
             elif gloss != lead and gloss not in kept:
                 kept.append(gloss)  # a second question ("... क्या है और क्यों ...") keeps its word in place
-            i += 1
+            i += n or 1
             continue
         if t in REQUEST:
             lead = lead or "explain"

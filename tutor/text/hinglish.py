@@ -14,7 +14,7 @@ a request) in the common spellings, not words taken from any question set.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterable, Sequence
 from functools import lru_cache
 
 from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_share
@@ -79,6 +79,21 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")
 GRAMMAR = frozenset(set(_QUESTION_GLOSS) | _REQUEST | set(_FRAME_GLOSS) | _FUNCTION)
 
 
+def grammar_at(words: Sequence[str], i: int, dropped: Iterable[tuple[str, ...]],
+               pairs: dict[tuple[str, ...], str], of: Container[str]) -> tuple[int, str]:
+    """Hindi grammar of more than one word at `words[i]`, in either script's tables: (how many words, "") for words
+    dropped whole ("se pehle", "aam taur par"); (2, the question word) for a question word of two words ("kis tarah"
+    how, "kis karan" why; a "how" pair before "ka", "ki" or "ke" asks "which": what kind of); (0, "") where none
+    starts."""
+    for run in dropped:
+        if tuple(words[i:i + len(run)]) == run:
+            return len(run), ""
+    pair = pairs.get(tuple(words[i:i + 2]))
+    if pair is None:
+        return 0, ""
+    return 2, "which" if pair == "how" and i + 2 < len(words) and words[i + 2] in of else pair
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
@@ -106,17 +121,12 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None)
     i = 0
     while i < len(typed_words):
         typed, w = typed_words[i], low[i]
-        i += 1
-        if (skip := next((k for k in _SKIPPED if tuple(low[i - 1:i - 1 + len(k)]) == k), None)) is not None:
-            i += len(skip) - 1
+        n, asked = grammar_at(low, i, _SKIPPED, _QUESTION_PAIRS, _OF)
+        i += n or 1
+        if n and not asked:
             continue
-        pair = _QUESTION_PAIRS.get(tuple(low[i - 1:i + 1]))
-        if pair or w in _QUESTION_GLOSS:
-            if pair:
-                i += 1  # past the pair's second word
-                question_word = "which" if pair == "how" and i < len(low) and low[i] in _OF else pair
-            else:
-                question_word = _QUESTION_GLOSS[w]
+        if asked or w in _QUESTION_GLOSS:
+            question_word = asked or _QUESTION_GLOSS[w]
             if not lead:
                 lead = question_word
             elif question_word not in kept and question_word != lead:
