@@ -8,8 +8,10 @@ Content words: of a Devanagari question, the Hindi words that are not function w
 verbs (tutor/text/hindi_english.py's grammar); of a Hinglish one, the Latin-letter words of three letters or more
 that the Hinglish grammar does not gloss or drop, that are not English (a word the shelf uses, or an English headword
 of FreeDict or Shabdanjali) and not typed in capitals. A Devanagari word is read when the reading does not leave it
-unread (`reading_and_unread`, loanwords off); a Hinglish word when `latin_gloss` gives it an English word. Each source
-is measured alone, then as the tutor merges them. The glossaries' licence is unstated: they are measured, not shipped.
+unread (`reading_and_unread`, loanwords off; "+ Dakshina as typed": an English word written in Devanagari read as
+most of Dakshina's annotators typed it, `english_as_typed`); a Hinglish word when `latin_gloss` gives it an English
+word. Each source is measured alone, then as the tutor merges them. The glossaries' licence is unstated: they are
+measured, not shipped.
 """
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ from tutor.retrieval.search import Library  # noqa: E402
 from tutor.text import hinglish as hg  # noqa: E402
 from tutor.text.hindi_dictionary import load_dictionary, normalize_hindi  # noqa: E402
 from tutor.text.hindi_english import FUNCTION, QWORD, REQUEST, ShelfVocabulary, reading_and_unread  # noqa: E402
-from tutor.text.hinglish_dictionary import dakshina, latin_gloss, learnt_spelling  # noqa: E402
-from tutor.text.lexicons import SHABDANJALI, load_bilingual, merge  # noqa: E402
+from tutor.text.hinglish_dictionary import dakshina, english_as_typed, latin_gloss, learnt_spelling  # noqa: E402
+from tutor.text.lexicons import SHABDANJALI, english_words, load_bilingual, merge  # noqa: E402
 
 _DEV_WORD = re.compile(r"[\u0900-\u0963\u0971-\u097f]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -79,6 +81,8 @@ def main() -> None:
         total = sum(len(w) for *_, w in rows)
         print(f"\n{f} ({a.split}): {len(rows)} questions, {total} Hindi content words")
         configs = list(sources.items())
+        if dev:
+            configs.append(("after + Dakshina as typed", merge(freedict, shabd)))
         if not dev:
             configs = ([(f"romanised {k}", d) for k, d in sources.items()]
                        + [(f"Dakshina -> {k}", d) for k, d in sources.items()]
@@ -87,7 +91,9 @@ def main() -> None:
             read, unread = 0, []
             for q, v, words in rows:
                 if dev:
-                    _, left = reading_and_unread(q, v, dictionary=d)
+                    typed = ((lambda w: english_as_typed(w, english_words() or frozenset()))
+                             if name.endswith("as typed") else None)
+                    _, left = reading_and_unread(q, v, dictionary=d, as_typed=typed)
                     got = [w for w in words if w not in left]
                 else:
                     r = roman if name.startswith("Dakshina") else None

@@ -148,6 +148,10 @@ class Policy:
     hindi_loanwords: bool = _f(False, "read an English word written in Devanagari ('केरोसिन', 'फ्लेमिंग') as the "
                                "shelf's word it sounds like, confirmed by multilingual e5 (tutor/text/loanwords.py), "
                                "where the dictionary has no entry for it")
+    hindi_typed_english: bool = _f(False, "read an English word written in Devanagari that no dictionary reads "
+                                   "('सर्किट', 'रिज़र्व') as most of Dakshina's annotators typed it in Latin letters, "
+                                   "where that is an English word (tutor/text/hinglish_dictionary.py, "
+                                   "english_as_typed)")
     min_loanword_similarity: float = _f(0.9, "e5's cosine a Devanagari word and the shelf's word that sounds like it "
                                         "need to be read as one", 0, 1)
     hindi_shabdanjali: bool = _f(False, "read a Devanagari question also with Shabdanjali's English-Hindi dictionary "

@@ -14,6 +14,7 @@ from tutor.text.hindi_dictionary import invert, normalize_hindi, parse_dictd
 from tutor.text.hindi_english import ShelfVocabulary, choose_tiers, reading_and_unread
 from tutor.text.hinglish_dictionary import (
     devanagari_reading,
+    english_as_typed,
     latin_gloss,
     romanisations,
     through_devanagari,
@@ -225,6 +226,48 @@ def test_a_hindi_word_dakshina_knows_but_no_dictionary_reads_is_named_as_unread(
     assert unread_hinglish("what is sahayak", Shelf({}), dictionary=shabd) == ()  # unknown without Dakshina
 
 
+# ---------------------------------------------------------------- English words written in Devanagari, as typed
+
+ENGLISH = frozenset({"circuit", "reserve", "protocol", "sensor", "bus", "bachelor"})
+
+
+@pytest.fixture
+def typed(tmp_path):
+    """Dakshina's layout: how annotators typed each Devanagari word in Latin letters, and how many of them did."""
+    path = tmp_path / "dakshina.tsv.gz"
+    rows = [("सर्किट", "circuit", 3), ("सर्किट", "sarkit", 1), ("रिज़र्व", "reserve", 2), ("रिज़र्व", "rizarv", 1),
+            ("प्रोटोकॉल", "protocol", 1), ("प्रोटोकॉल", "protokol", 1), ("बस", "bus", 3), ("बचाओ", "bachao", 3),
+            ("सेंसरों", "sensors", 3)]
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("devanagari\tlatin\tannotators\n" + "".join(f"{d}\t{la}\t{n}\n" for d, la, n in rows))
+    return path
+
+
+def test_an_english_word_in_devanagari_is_read_as_most_annotators_typed_it(typed):
+    assert english_as_typed("सर्किट", ENGLISH, typed) == "circuit"  # 3 of 4 typed it as English is spelt
+    assert english_as_typed("रिजर्व", ENGLISH, typed) == "reserve"  # spelt without the nukta: normalised alike
+    assert english_as_typed("सेंसरों", ENGLISH, typed) == "sensors"  # an inflection of a listed word
+
+
+def test_a_hindi_spelling_a_split_vote_a_short_word_or_an_unlisted_word_is_not_read(typed):
+    assert english_as_typed("बचाओ", ENGLISH, typed) is None  # typed "bachao": no English word
+    assert english_as_typed("प्रोटोकॉल", ENGLISH, typed) is None  # one annotator each way: not most of them
+    assert english_as_typed("बस", ENGLISH, typed) is None  # "bus": too short to tell from the Hindi word
+    assert english_as_typed("ग्रीनहाउस", ENGLISH, typed) is None  # not in Dakshina
+    assert english_as_typed("सर्किट", ENGLISH, typed.parent / "absent.tsv.gz") is None
+
+
+def test_the_reading_takes_the_typed_english_only_where_no_dictionary_reads_the_word(shabd, typed):
+    def as_typed(word):
+        return english_as_typed(word, ENGLISH, typed)
+
+    assert reading_and_unread("शॉर्ट सर्किट कब होता है?", dictionary=shabd) == ("when short sarkit", ("शॉर्ट", "सर्किट"))
+    assert reading_and_unread("शॉर्ट सर्किट कब होता है?", dictionary=shabd, as_typed=as_typed) == (
+        "when short circuit", ("शॉर्ट",))
+    # a word a dictionary reads keeps the dictionary's English
+    assert reading_and_unread("लोहा सर्किट", dictionary=shabd, as_typed=lambda w: "ferrum")[0] == "iron ferrum"
+
+
 # ---------------------------------------------------------------- which dictionaries a reading uses
 
 
@@ -291,3 +334,9 @@ def test_the_policy_says_which_dictionaries_each_kind_of_question_is_read_with(m
     readings.shelf_reading("हृदय क्या है?", stats, policy=p)
     readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_shabdanjali_first_listed=True))
     assert seen == [False, True]
+    typed_too: list[bool] = []  # and the English typed for a word only where the policy turns it on
+    monkeypatch.setattr(readings, "reading_and_unread", lambda *a, **k: typed_too.append(k["as_typed"] is not None)
+                        or ("", ()))
+    readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_typed_english=False))
+    readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_typed_english=True))
+    assert typed_too == [False, True]

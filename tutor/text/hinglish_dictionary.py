@@ -147,6 +147,51 @@ def dakshina(path: Path = DAKSHINA) -> Romanisations | None:
     return _dakshina(str(path), path.stat().st_mtime) if path.is_file() else None
 
 
+MIN_TYPED_ENGLISH_LETTERS = 4  # a shorter spelling is too often a Hindi word that happens to spell an English one
+MIN_TYPED_ENGLISH_ANNOTATORS = 2  # of Dakshina's (usually three): most of them typed it so
+
+
+@lru_cache(maxsize=2)
+def _typed_latin(path: str, mtime: float) -> tuple[dict[str, tuple[str, int]], dict[str, tuple[str, int]]]:
+    """Each Devanagari word's best attested Latin spelling and its annotators: by the word as written, and by the
+    word without its nukta (students write ज for ज़ as often as not)."""
+    exact: dict[str, tuple[str, int]] = {}
+    bare: dict[str, tuple[str, int]] = {}
+    try:
+        for r in read_tsv(Path(path)):
+            dev, latin = normalize_hindi(r.get("devanagari") or ""), (r.get("latin") or "").lower()
+            n = int(r.get("annotators") or 1)
+            for table, key in ((exact, dev), (bare, dev.replace(NUKTA, ""))):
+                if key and latin and (key not in table or n > table[key][1]):
+                    table[key] = (latin, n)
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+        log.warning("could not read Dakshina's romanisations %s (%s): no word is read as typed", path, e)
+        return {}, {}
+    return exact, bare
+
+
+def english_as_typed(word: str, english: Container[str], path: Path = DAKSHINA) -> str | None:
+    """An English word written in Devanagari, read as most of Dakshina's annotators typed it, where that spelling is
+    an English word (`english`: Shabdanjali's headwords; `is_english` takes its inflections too): "सर्किट" -> "circuit",
+    "रिज़र्व" -> "reserve", "प्रोटोकॉल" -> "protocol". Students write the book's English terms in Devanagari, and the
+    annotators who typed them in Latin letters wrote them as English is spelt. None where Dakshina does not list the
+    word, fewer than two annotators agree, the spelling is shorter than four letters or is no English word; a Hindi
+    word ("बचाओ": "bachao") stays unread."""
+    from tutor.text.lexicons import is_english
+
+    if not path.is_file():
+        return None
+    exact, bare = _typed_latin(str(path), path.stat().st_mtime)
+    key = normalize_hindi(word)
+    typed = exact.get(key) or bare.get(key.replace(NUKTA, ""))
+    if typed is None:
+        return None
+    latin, n = typed
+    if n < MIN_TYPED_ENGLISH_ANNOTATORS or len(latin) < MIN_TYPED_ENGLISH_LETTERS or not latin.isalpha():
+        return None
+    return latin if is_english(latin, english) else None
+
+
 def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
                        vocabulary: Container[str] | None = None) -> str | None:
     """The English of a typed Hindi word by way of its Devanagari spelling: each Devanagari word it is typed for, best

@@ -1,7 +1,8 @@
 """The English reading of a question in Hindi, asked of a shelf with no Hindi chapter: Devanagari through the
 English-Hindi dictionaries (tutor/text/lexicons.py: FreeDict, and Shabdanjali where the policy says so;
 tutor/text/hindi_english.py) and, where the policy says so, its English words written in
-Devanagari read back by sound (tutor/text/loanwords.py); Hinglish with its Hindi words read through the same
+Devanagari read back by sound (tutor/text/loanwords.py) or as most people type them in Latin letters (Dakshina);
+Hinglish with its Hindi words read through the same
 dictionary (tutor/text/hinglish_dictionary.py, where the policy turns it on). And a Hinglish question asked of a shelf
 with Hindi chapters, respelt in Devanagari for them."""
 from __future__ import annotations
@@ -11,12 +12,13 @@ from tutor.text.hinglish import english_reading
 from tutor.text.hinglish_dictionary import (
     dakshina,
     devanagari_reading,
+    english_as_typed,
     hinglish_reading,
     learnt_spelling,
     unread_hinglish,
 )
 from tutor.text.language import HINDI, detect_language
-from tutor.text.lexicons import reading_dictionary
+from tutor.text.lexicons import english_words, reading_dictionary
 from tutor.text.terms import TermStats
 
 
@@ -55,5 +57,10 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
         def loanword(word: str) -> str | None:
             return english_loanword(word, shelf_index(stats), similarity or e5_similarity,
                                     policy.min_loanword_similarity)
+    as_typed = None
+    if policy is not None and policy.hindi_typed_english and (english := english_words()) is not None:
+        def as_typed(word: str) -> str | None:
+            return english_as_typed(word, english)
     return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword,
-                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed)
+                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
+                              as_typed=as_typed)
