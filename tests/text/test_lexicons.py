@@ -257,6 +257,18 @@ def test_a_hindi_spelling_a_split_vote_a_short_word_or_an_unlisted_word_is_not_r
     assert english_as_typed("सर्किट", ENGLISH, typed.parent / "absent.tsv.gz") is None
 
 
+def test_a_name_or_indian_word_the_shelf_prints_is_read_as_typed_too(typed):
+    import gzip as gz
+
+    path = typed.parent / "names.tsv.gz"
+    with gz.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("devanagari\tlatin\tannotators\n" "साइमन\tsimon\t2\n" "साइमन\tsaiman\t1\n" "दांडी\tdandi\t3\n")
+    shelf = Shelf({"simon": 3, "commission": 5})
+    assert english_as_typed("साइमन", ENGLISH, path) is None  # no English headword
+    assert english_as_typed("साइमन", ENGLISH, path, vocabulary=shelf) == "simon"  # but the book prints it
+    assert english_as_typed("दांडी", ENGLISH, path, vocabulary=shelf) is None  # this book does not
+
+
 def test_the_reading_takes_the_typed_english_only_where_no_dictionary_reads_the_word(shabd, typed):
     def as_typed(word):
         return english_as_typed(word, ENGLISH, typed)

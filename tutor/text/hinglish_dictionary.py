@@ -170,13 +170,15 @@ def _typed_latin(path: str, mtime: float) -> tuple[dict[str, tuple[str, int]], d
     return exact, bare
 
 
-def english_as_typed(word: str, english: Container[str], path: Path = DAKSHINA) -> str | None:
+def english_as_typed(word: str, english: Container[str], path: Path = DAKSHINA,
+                     vocabulary: Container[str] | None = None) -> str | None:
     """An English word written in Devanagari, read as most of Dakshina's annotators typed it, where that spelling is
     an English word (`english`: Shabdanjali's headwords; `is_english` takes its inflections too): "सर्किट" -> "circuit",
     "रिज़र्व" -> "reserve", "प्रोटोकॉल" -> "protocol". Students write the book's English terms in Devanagari, and the
     annotators who typed them in Latin letters wrote them as English is spelt. None where Dakshina does not list the
     word, fewer than two annotators agree, the spelling is shorter than four letters or is no English word; a Hindi
-    word ("बचाओ": "bachao") stays unread."""
+    word ("बचाओ": "bachao") stays unread. With `vocabulary` (the shelf's words), a spelling the shelf uses is read too:
+    the names and Indian words an English book prints ("साइमन": "simon", "सत्याग्रह": "satyagraha")."""
     from tutor.text.lexicons import is_english
 
     if not path.is_file():
@@ -189,7 +191,7 @@ def english_as_typed(word: str, english: Container[str], path: Path = DAKSHINA) 
     latin, n = typed
     if n < MIN_TYPED_ENGLISH_ANNOTATORS or len(latin) < MIN_TYPED_ENGLISH_LETTERS or not latin.isalpha():
         return None
-    return latin if is_english(latin, english) else None
+    return latin if is_english(latin, english) or (vocabulary is not None and latin in vocabulary) else None
 
 
 def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,

@@ -60,7 +60,7 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     as_typed = None
     if policy is not None and policy.hindi_typed_english and (english := english_words()) is not None:
         def as_typed(word: str) -> str | None:
-            return english_as_typed(word, english)
+            return english_as_typed(word, english, vocabulary=vocabulary)
     return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword,
                               first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
                               as_typed=as_typed)
