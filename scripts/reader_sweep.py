@@ -47,7 +47,7 @@ def pack(dest: Path, variants: dict[str, Path], base_only: bool = False) -> None
     .jsonl.xz as they are; `device_train_reader.sh`)."""
     from safetensors.torch import load_file, save_file
 
-    from tutor.reader.examples import _open_text
+    from tutor.reader.examples import _open_text, examples_file
     from tutor.reader.model import base_model_path, make_tokenizer
 
     dest.mkdir(parents=True, exist_ok=True)
@@ -55,8 +55,7 @@ def pack(dest: Path, variants: dict[str, Path], base_only: bool = False) -> None
     used: set[int] = set(range(110))  # [PAD], [unused*], [UNK], [CLS], [SEP], [MASK]
     for name, work in variants.items():
         for part in ("train", "heldout"):
-            xz = work / f"{part}.jsonl.xz"
-            with _open_text(xz if xz.exists() else work / f"{part}.jsonl", "r") as f:
+            with _open_text(examples_file(work, part), "r") as f:
                 text = f.read()
             if not base_only:
                 with gzip.open(dest / f"{name}-{part}.jsonl.gz", "wt", encoding="utf-8") as f:

@@ -22,12 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tutor.reader.examples import _open_text  # noqa: E402
-
-
-def _file(d: Path, name: str) -> Path:
-    xz = d / f"{name}.jsonl.xz"
-    return xz if xz.exists() else d / f"{name}.jsonl"
+from tutor.reader.examples import _open_text, examples_file  # noqa: E402
 
 
 def rule_of(source: str, shares: dict[str, float]) -> str:
@@ -44,7 +39,7 @@ def sample(src: Path, dest: Path, shares: dict[str, float], seed: int) -> Counte
     rng = random.Random(seed)
     kept: list[str] = []
     counts: Counter = Counter()
-    with _open_text(_file(src, "train"), "r") as f:
+    with _open_text(examples_file(src, "train"), "r") as f:
         for line in f:
             source = json.loads(line)["source"]
             if rng.random() < shares.get(rule_of(source, shares), 0.0):
@@ -54,7 +49,7 @@ def sample(src: Path, dest: Path, shares: dict[str, float], seed: int) -> Counte
     dest.mkdir(parents=True, exist_ok=True)
     with open(dest / "train.jsonl", "w", encoding="utf-8") as f:
         f.writelines(kept)
-    held = _file(src, "heldout")
+    held = examples_file(src, "heldout")
     with _open_text(held, "r") as f, open(dest / "heldout.jsonl", "w", encoding="utf-8") as g:
         shutil.copyfileobj(f, g)
     if (src / "examples.json").exists():

@@ -14,7 +14,7 @@ from tutor.cli.options import EVAL_INDEX
 def cmd_train_reader(args: argparse.Namespace) -> int:
     """Build the reader's examples from ../shared/data (held out by article and chapter), or load those an earlier
     `--examples-only` saved (`--from-examples`), then train, export and measure."""
-    from tutor.reader.examples import ExampleSets, load_examples, save_examples, summary
+    from tutor.reader.examples import ExampleSets, examples_file, load_examples, save_examples, summary
     from tutor.reader.training import train_reader
 
     work = args.work_dir
@@ -22,7 +22,7 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
     if args.from_examples:
         d = args.from_examples
         meta = json.loads((d / EXAMPLES_META).read_text(encoding="utf-8"))
-        sets = ExampleSets(load_examples(_examples_file(d, "train")), load_examples(_examples_file(d, "heldout")),
+        sets = ExampleSets(load_examples(examples_file(d, "train")), load_examples(examples_file(d, "heldout")),
                            set(meta["heldout_articles"]))
         parts, notes = meta["parts"], {**(meta["notes"] or {}), "examples_built_by": meta["command"]}
     else:
@@ -56,12 +56,6 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
 
 
 EXAMPLES_META = "examples.json"  # beside the saved examples: the held-out articles, parts, notes, the command
-
-
-def _examples_file(d: Path, name: str) -> Path:
-    """`name`.jsonl.xz in `d` if it is there, else `name`.jsonl."""
-    xz = d / f"{name}.jsonl.xz"
-    return xz if xz.exists() else d / f"{name}.jsonl"
 
 
 def _command() -> str:

@@ -280,6 +280,12 @@ def _open_text(path: Path, mode: str):
     return open(path, mode, encoding="utf-8")
 
 
+def examples_file(d: Path, name: str) -> Path:
+    """`name`.jsonl.xz in `d` if it is there, else `name`.jsonl (what `train-reader --examples-only` saved)."""
+    xz = d / f"{name}.jsonl.xz"
+    return xz if xz.exists() else d / f"{name}.jsonl"
+
+
 def save_examples(path: Path, examples: list[Example]) -> None:
     with _open_text(path, "w") as f:
         for e in examples:
