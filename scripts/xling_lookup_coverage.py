@@ -65,6 +65,10 @@ def main() -> None:
         sources["FreeDict + Shabdanjali + glossaries"] = merge(freedict, shabd, gloss)
     english = {h.lower() for d in (freedict, shabd) for heads in d.english.values() for h in heads}
     roman = dakshina()
+    english_heads = english_words() or frozenset()
+
+    def as_typed(word: str) -> str | None:
+        return english_as_typed(word, english_heads)
     lib = Library(a.index)
     vocab = {}
     for f in a.files:
@@ -91,9 +95,8 @@ def main() -> None:
             read, unread = 0, []
             for q, v, words in rows:
                 if dev:
-                    typed = ((lambda w: english_as_typed(w, english_words() or frozenset()))
-                             if name.endswith("as typed") else None)
-                    _, left = reading_and_unread(q, v, dictionary=d, as_typed=typed)
+                    _, left = reading_and_unread(q, v, dictionary=d,
+                                                 loanword=as_typed if name.endswith("as typed") else None)
                     got = [w for w in words if w not in left]
                 else:
                     r = roman if name.startswith("Dakshina") else None

@@ -274,10 +274,10 @@ def test_the_reading_takes_the_typed_english_only_where_no_dictionary_reads_the_
         return english_as_typed(word, ENGLISH, typed)
 
     assert reading_and_unread("शॉर्ट सर्किट कब होता है?", dictionary=shabd) == ("when short sarkit", ("शॉर्ट", "सर्किट"))
-    assert reading_and_unread("शॉर्ट सर्किट कब होता है?", dictionary=shabd, as_typed=as_typed) == (
+    assert reading_and_unread("शॉर्ट सर्किट कब होता है?", dictionary=shabd, loanword=as_typed) == (
         "when short circuit", ("शॉर्ट",))
     # a word a dictionary reads keeps the dictionary's English
-    assert reading_and_unread("लोहा सर्किट", dictionary=shabd, as_typed=lambda w: "ferrum")[0] == "iron ferrum"
+    assert reading_and_unread("लोहा सर्किट", dictionary=shabd, loanword=lambda w: "ferrum")[0] == "iron ferrum"
 
 
 # ---------------------------------------------------------------- which dictionaries a reading uses
@@ -346,9 +346,10 @@ def test_the_policy_says_which_dictionaries_each_kind_of_question_is_read_with(m
     readings.shelf_reading("हृदय क्या है?", stats, policy=p)
     readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_shabdanjali_first_listed=True))
     assert seen == [False, True]
-    typed_too: list[bool] = []  # and the English typed for a word only where the policy turns it on
-    monkeypatch.setattr(readings, "reading_and_unread", lambda *a, **k: typed_too.append(k["as_typed"] is not None)
-                        or ("", ()))
+    typed_too: list[str | None] = []  # and the English typed for a word only where the policy turns it on
+    monkeypatch.setattr(readings, "english_as_typed", lambda word, english, vocabulary=None: "circuit")
+    monkeypatch.setattr(readings, "reading_and_unread", lambda *a, **k: typed_too.append(
+        k["loanword"] and k["loanword"]("सर्किट")) or ("", ()))
     readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_typed_english=False))
     readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_typed_english=True))
-    assert typed_too == [False, True]
+    assert typed_too == [None, "circuit"]

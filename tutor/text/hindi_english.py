@@ -230,8 +230,7 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
 def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
                        loanword: Callable[[str], str | None] | None = None,
-                       first_listed: bool = False,
-                       as_typed: Callable[[str], str | None] | None = None) -> tuple[str, tuple[str, ...]]:
+                       first_listed: bool = False) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -241,11 +240,10 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     dictionary lacks stays too, in Latin letters (`romanize`): a word the English shelf does not use, which the gate
     counts as unknown. Latin letters and not Devanagari because a reading that kept 30% of its letters in Devanagari
     would be Hindi by script (tutor/text/language.py), and the gate's term checks and the English-only reader would
-    not read it at all. `loanword` (tutor/text/loanwords.py) may first read such a word as the English word of the
-    shelf it is written for ("केरोसिन" -> "kerosene"); it is then read, not unread. `first_listed`: of several merged
-    dictionaries, the first that lists a phrase reads it (`choose_tiers`). `as_typed`
-    (tutor/text/hinglish_dictionary.py, `english_as_typed`) reads a word neither reads as the English word most people
-    type for it ("सर्किट" -> "circuit"). Returns the reading ("" where the
+    not read it at all. `loanword` may first read such a word as an English word (tutor/text/readings.py: the shelf's
+    word it sounds like, tutor/text/loanwords.py, "केरोसिन" -> "kerosene"; or as most people type it,
+    `english_as_typed`, "सर्किट" -> "circuit"); it is then read, not unread. `first_listed`: of several merged
+    dictionaries, the first that lists a phrase reads it (`choose_tiers`). Returns the reading ("" where the
     dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
@@ -292,8 +290,6 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             kept.append(choose_tiers(english, vocabulary, rule, first_listed))
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
             kept.append(loan)
-        elif t not in FUNCTION and as_typed is not None and (spelt := as_typed(typed[i])):
-            kept.append(spelt)
         elif t not in FUNCTION:
             kept.append(romanize(typed[i]))
             unread.append(typed[i])

@@ -50,17 +50,16 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))
-    loanword = None
+    readers = []  # a word no dictionary reads: by sound among the shelf's words, then as people type it
     if policy is not None and policy.hindi_loanwords:
         from tutor.text.loanwords import e5_similarity, english_loanword, shelf_index
 
-        def loanword(word: str) -> str | None:
-            return english_loanword(word, shelf_index(stats), similarity or e5_similarity,
-                                    policy.min_loanword_similarity)
-    as_typed = None
+        readers.append(lambda word: english_loanword(word, shelf_index(stats), similarity or e5_similarity,
+                                                     policy.min_loanword_similarity))
     if policy is not None and policy.hindi_typed_english and (english := english_words()) is not None:
-        def as_typed(word: str) -> str | None:
-            return english_as_typed(word, english, vocabulary=vocabulary)
-    return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword,
-                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
-                              as_typed=as_typed)
+        readers.append(lambda word: english_as_typed(word, english, vocabulary=vocabulary))
+
+    def loanword(word: str) -> str | None:
+        return next((english for read in readers if (english := read(word))), None)
+    return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword if readers else None,
+                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed)
