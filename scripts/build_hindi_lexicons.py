@@ -6,8 +6,15 @@
   Devanagari words kept (the source also gives whole definitions, which nobody types).
 - `dakshina-hi-latin.tsv.gz` (CC BY-SA 4.0, Google's Dakshina): rows `devanagari`, `latin`, `annotators`, all splits.
 
-Run once from the repository root: `python scripts/build_hindi_lexicons.py [../shared/data/lexicons]`. The output is
-gzip'd with a fixed timestamp, so the same input gives the same bytes.
+- `hindi-senses.tsv.gz` (GPL, as the dictionaries it scores), with `--senses`: for every Hindi phrase of the
+  dictionary a Devanagari reading uses (FreeDict where Debian installs it, then the Shabdanjali file above) that has
+  more than one English headword, multilingual e5's cosine of the phrase and each headword, in thousandths (rows
+  `hindi`, then `english=cosine` cells; tutor/text/senses.py). About 97,000 short texts through e5: some 10 minutes
+  on 2 cores.
+
+Run once from the repository root: `python scripts/build_hindi_lexicons.py [../shared/data/lexicons]`, and
+`python scripts/build_hindi_lexicons.py --senses` after either dictionary changes. The output is gzip'd with a fixed
+timestamp, so the same input gives the same bytes (the cosines: on the same e5 engine).
 """
 from __future__ import annotations
 
@@ -58,6 +65,37 @@ def dakshina(src: Path) -> list[list[str]]:
     return rows
 
 
+def senses(batch: int = 512) -> list[list[str]]:
+    """The cosines of tutor/text/senses.py: each phrase with more than one headword, against each of them."""
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tutor.retrieval.embedding import e5_embedder
+    from tutor.text.lexicons import reading_dictionary
+    from tutor.text.senses import SCALE
+
+    d = reading_dictionary(True)
+    if d is None:
+        raise SystemExit("no dictionary to score: install FreeDict (make dict-deps) and build Shabdanjali first")
+    phrases = sorted(k for k, heads in d.english.items() if len(set(heads)) > 1)
+    english = sorted({h for k in phrases for h in d.english[k]})
+    e5 = e5_embedder()
+
+    def vectors(texts: list[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for s in range(0, len(texts), batch):
+            part = texts[s:s + batch]
+            out.update(zip(part, e5.embed(part)))
+            print(f"  {min(s + batch, len(texts)):,} of {len(texts):,}", end="\r", file=sys.stderr)
+        return out
+    hv, ev = vectors(phrases), vectors(english)
+    rows = [["hindi", "english=cosine..."]]
+    for k in phrases:
+        heads = list(dict.fromkeys(d.english[k]))
+        rows.append([k] + [f"{h}={round(float(ev[h] @ hv[k]) * SCALE)}" for h in heads])
+    return rows
+
+
 def main(src: Path) -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for name, rows in (("shabdanjali-en-hi.tsv.gz", shabdanjali(src / "shabdanjali-en-hi.tsv")),
@@ -67,4 +105,9 @@ def main(src: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/lexicons"))
+    if sys.argv[1:] == ["--senses"]:
+        rows, out = senses(), OUT / "hindi-senses.tsv.gz"
+        _write(out, rows)
+        print(f"{out}: {len(rows) - 1} rows, {out.stat().st_size:,} bytes")
+    else:
+        main(Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/lexicons"))

@@ -160,6 +160,14 @@ class Policy:
     hindi_shabdanjali_first_listed: bool = _f(False, "with hindi_shabdanjali: Shabdanjali reads only the Hindi words "
                                               "and phrases FreeDict has no entry for (FreeDict's senses stand even "
                                               "where the shelf uses none of them)")
+    hindi_sense_by_meaning: bool = _f(False, "choose a Devanagari word's English sense by what it means: multilingual "
+                                      "e5's cosine of the Hindi and each English headword (data/lexicons/"
+                                      "hindi-senses.tsv.gz), the shelf's use of the headword breaking near ties "
+                                      "(sense_shelf_weight); off: the headword the shelf uses most")
+    hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
+                                         "Devanagari spelling")
+    sense_shelf_weight: float = _f(0.02, "with *_sense_by_meaning: how much log(1 + the shelf's chunks that use an "
+                                   "English headword) adds to its cosine", 0, 1)
     hinglish_shabdanjali: bool = _f(False, "read a Hinglish question's Hindi words (hinglish_dictionary) also with "
                                     "Shabdanjali's dictionary, after FreeDict")
     hinglish_dakshina: bool = _f(False, "read a Hinglish question's Hindi content words through Dakshina's "

@@ -51,12 +51,16 @@ def warm_library(library, report: WarmReport | None = None) -> WarmReport:
 def warm_readings(policy) -> list[str]:
     """The dictionaries a Hindi or Hinglish question is read with (tutor/text/readings.py), loaded as `policy` reads
     them: FreeDict and Shabdanjali merged, the English words Dakshina's annotators typed for Devanagari ones (0.4 s),
-    Dakshina's romanisations, the romanised index and the learnt spelling. The first such question paid for them (0.6 s
-    for Devanagari, 2.8 s more for Hinglish, measured 2026-11-27). Returns what was loaded."""
+    Dakshina's romanisations, the romanised index and the learnt spelling, and the senses' cosines
+    (tutor/text/senses.py) where a reading chooses senses by meaning. The first such question paid for them (0.6 s for
+    Devanagari, 2.8 s more for Hinglish, measured 2026-11-27). Returns what was loaded."""
     from tutor.text.hinglish_dictionary import dakshina, latin_index, learnt_spelling, typed_spellings
     from tutor.text.lexicons import english_words, reading_dictionary
+    from tutor.text.senses import meanings
 
     loaded = []
+    if (policy.hindi_sense_by_meaning or policy.hinglish_sense_by_meaning) and meanings().table:
+        loaded.append("senses' cosines")
     if reading_dictionary(policy.hindi_shabdanjali) is not None:
         loaded.append("Devanagari dictionary")
         if policy.hindi_typed_english and english_words() is not None and typed_spellings():

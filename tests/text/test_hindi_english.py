@@ -184,6 +184,7 @@ def test_two_word_question_words_compound_postpositions_and_adverbs_are_read_as_
 
 def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):
     assert "अम्ल" in lemmas(hd.normalize_hindi("अम्लों"))
+    assert lemmas(hd.normalize_hindi("काटतीं")) == ["काटना"]  # the feminine plural: "रेखाएँ ... नहीं काटतीं"
     assert english_reading("अम्लों का स्वाद", dictionary=d) == "acid svad"
     assert english_reading("अम्लों का स्वाद", dictionary=d, inflect=False) == "amlon svad"
 

@@ -19,6 +19,7 @@ counted so by the gate.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Container, Sequence
 
@@ -140,12 +141,14 @@ def romanize(word: str) -> str:
 _TOKEN = re.compile(r"[\u0900-\u0963\u0971-\u097f]+|[A-Za-z][A-Za-z0-9'’-]*|\d+(?:[.,]\d+)*")
 _DEV = re.compile("[\u0900-\u097f]")
 
-# Hindi inflections back to the form a dictionary lists (the endings of Hindi grammar: plural and oblique nouns, verb
-# participles and the conjunctive -कर), tried in this order when the word as typed has no entry
+# Hindi inflections back to the form a dictionary lists (the endings of Hindi grammar: plural and oblique nouns, the
+# feminine of adjectives, listed in the masculine (पहली -> पहला, काली -> काला), verb participles and the conjunctive
+# -कर), tried in this order when the word as typed has no entry
 _LEMMA = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (
     ("ियों", "ी"), ("ियां", "ी"), ("ाओं", "ा"), ("ाएं", "ा"), ("ुओं", "ु"), ("ुएं", "ु"), ("ओं", ""), ("ओं", "ा"),
-    ("ों", ""), ("ों", "ा"), ("ें", ""), ("ें", "ा"), ("े", "ा"), ("ाया", "ाना"), ("ाई", "ाना"), ("ाए", "ाना"),
-    ("ाते", "ाना"), ("ाती", "ाना"), ("ाता", "ाना"), ("ता", "ना"), ("ती", "ना"), ("ते", "ना"), ("कर", "ना"),
+    ("ों", ""), ("ों", "ा"), ("ें", ""), ("ें", "ा"), ("े", "ा"), ("ी", "ा"), ("ाया", "ाना"), ("ाई", "ाना"), ("ाए", "ाना"),
+    ("ाते", "ाना"), ("ातीं", "ाना"), ("ाती", "ाना"), ("ाता", "ाना"), ("ता", "ना"), ("तीं", "ना"), ("ती", "ना"),
+    ("ते", "ना"), ("कर", "ना"),
     ("ने", "ना"), ("ा", "ना"), ("ी", "ना"), ("े", "ना"), ("ी", ""), ("ा", ""), ("े", ""),
 )]
 
@@ -177,10 +180,18 @@ def lemmas(word: str, endings: Sequence[tuple[str, str]] = _LEMMA) -> list[str]:
 
 class ShelfVocabulary:
     """A shelf's words as `english_reading` asks after them: `"state" in ShelfVocabulary(stats)` when the shelf uses
-    the word's stem (tutor.text.terms.TermStats, which the Library computes once per shelf version)."""
+    the word's stem (tutor.text.terms.TermStats, which the Library computes once per shelf version). With `meaning`
+    (tutor/text/senses.py: multilingual e5's cosine of a Hindi phrase and each English headword), a phrase's sense is
+    chosen by what it means as well as by how much the shelf uses it (`choose_by_meaning`), `shelf_weight` weighing
+    the second."""
 
-    def __init__(self, stats: TermStats):
+    meaning: Meaning | None = None
+    shelf_weight: float = 0.0
+
+    def __init__(self, stats: TermStats, meaning: Meaning | None = None, shelf_weight: float = 0.0):
         self.stats = stats
+        self.meaning = meaning
+        self.shelf_weight = shelf_weight
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and self.stats.known(stem(word.lower()))
@@ -188,6 +199,31 @@ class ShelfVocabulary:
     def chunks(self, word: str) -> int:
         """How many of the shelf's chunks use the word's stem."""
         return self.stats.df.get(stem(word.lower()), 0)
+
+
+# e5's cosine of a Hindi phrase (the dictionary's spelling) and each of its English headwords; None where unknown
+Meaning = Callable[[str, Sequence[str]], "Sequence[float] | None"]
+
+
+def choose_by_meaning(senses: tuple[tuple[str, ...], ...], vocabulary: ShelfVocabulary, phrase: str) -> str | None:
+    """Of all the dictionaries' headwords for `phrase` that the shelf uses (all of them where it uses none), the one
+    whose meaning is nearest the Hindi's, the shelf's use as a tie-breaker: e5's cosine plus `shelf_weight` x
+    log(1 + the chunks that use the headword's rarest word). Measured against "frequent" on the development files
+    (docs/evaluation.md, issue 34): "frequent" reads ग्रह as "world", पहली as "initiative", शुरू हुआ as "continue",
+    मतलब as "etymology", where this reads "planet", "first", "start", "meaning". None where fewer than two headwords
+    compete or the cosines are unknown (then the rule of `choose_tiers` decides)."""
+    pool = list(dict.fromkeys(c for tier in senses for c in tier))
+    used = [c for c in pool if all(w in vocabulary for w in c.lower().split())]
+    candidates = used or pool
+    if len(candidates) < 2 or vocabulary.meaning is None:
+        return None
+    cosines = vocabulary.meaning(phrase, candidates)
+    if cosines is None:
+        return None
+
+    def use(c: str) -> float:
+        return math.log1p(min(vocabulary.chunks(w) for w in c.lower().split())) if c in used else 0.0
+    return max(zip(candidates, cosines), key=lambda p: p[1] + vocabulary.shelf_weight * use(p[0]))[0]
 
 
 def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule: str = DEFAULT_CHOICE) -> str:
@@ -203,7 +239,7 @@ def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule:
 
 
 def choose_tiers(senses: tuple[tuple[str, ...], ...], vocabulary: Container[str] | None,
-                 rule: str = DEFAULT_CHOICE, first_listed: bool = False) -> str:
+                 rule: str = DEFAULT_CHOICE, first_listed: bool = False, phrase: str | None = None) -> str:
     """One English headword of a phrase whose senses come from several dictionaries, one tuple each in the order they
     were merged (`Dictionary.senses`): `choose` by `rule` among the first dictionary's senses that the shelf uses any
     of (FreeDict's reading stays where the shelf uses it; पौधा, FreeDict's "kelp", is Shabdanjali's "plant"); where
@@ -211,7 +247,11 @@ def choose_tiers(senses: tuple[tuple[str, ...], ...], vocabulary: Container[str]
     34): "frequent" for every dictionary beat Shabdanjali's own order ("shelf"), which reads लोकतंत्र as "republic"
     and संरचना as "composition", though it reads रोग as "disease" where "frequent" reads "nerve". With
     `first_listed`, the first dictionary that lists the phrase decides, whether the shelf uses its senses or not: a
-    later dictionary only reads what the earlier ones lack."""
+    later dictionary only reads what the earlier ones lack. A `vocabulary` with a `meaning` and the Hindi `phrase`
+    read: `choose_by_meaning` first, over every dictionary's senses."""
+    if (phrase and isinstance(vocabulary, ShelfVocabulary) and vocabulary.meaning is not None
+            and (got := choose_by_meaning(senses, vocabulary, phrase))):
+        return got
     if first_listed and (tier := next((t for t in senses if t), None)):
         return choose(tier, vocabulary, rule)
     if vocabulary is not None and rule != "first":
@@ -285,9 +325,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             lead = lead or "explain"
             i += 1
             continue
-        n, english = _read_at(toks, i, d, inflect)
+        n, english, phrase = _read_at(toks, i, d, inflect)
         if english:
-            kept.append(choose_tiers(english, vocabulary, rule, first_listed))
+            kept.append(choose_tiers(english, vocabulary, rule, first_listed, phrase))
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
             kept.append(loan)
         elif t not in FUNCTION:
@@ -300,36 +340,39 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
 
 
-def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool) -> tuple[int, tuple[tuple[str, ...], ...]]:
-    """The Hindi words read at `i`, as (how many, their `senses`), () where none is read: the longest phrase the
-    dictionary lists; a single word each dictionary reads as written, else by its uninflected forms (`inflect`); a
-    word no dictionary reads, with the light verb after it, as the pair ("शुरू किया" -> "शुरू करना" -> "start"). With
-    several dictionaries merged, a word before a light verb is read as the pair first: a multi-word term before a
-    single word (शुरू alone is also "early")."""
+def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
+             ) -> tuple[int, tuple[tuple[str, ...], ...], str]:
+    """The Hindi words read at `i`, as (how many, their `senses`, the phrase the dictionary lists them under), () and
+    "" where none is read: the longest phrase the dictionary lists; a single word each dictionary reads as written,
+    else by its uninflected forms (`inflect`); a word no dictionary reads, with the light verb after it, as the pair
+    ("शुरू किया" -> "शुरू करना" -> "start"). With several dictionaries merged, a word before a light verb is read as
+    the pair first: a multi-word term before a single word (शुरू alone is also "early")."""
     n, english = _longest_phrase(toks, i, d)
     t = toks[i]
     if n > 1 or t in FUNCTION:
-        return n, english
+        return n, english, (d.key(" ".join(toks[i:i + n])) or "") if english else ""
     light = LIGHT_VERB.get(toks[i + 1]) if i + 1 < len(toks) else None
-    if light and d.sources > 1 and (pair := _conjunct_verb(t, light, d)):
-        return 2, pair
+    if light and d.sources > 1 and (pair := _conjunct_verb(t, light, d))[0]:
+        return 2, *pair
+    phrase = d.key(t) if english else None
     if inflect:  # each dictionary: the word as written, else the first of its uninflected forms it lists
-        forms = [got for f in lemmas(t) if (got := d.senses(f))]
-        english = tuple(tier or next((s[k] for s in forms if s[k]), ())
+        forms = [(got, f) for f in lemmas(t) if (got := d.senses(f))]
+        english = tuple(tier or next((s[k] for s, _ in forms if s[k]), ())
                         for k, tier in enumerate(english or ((),) * d.sources))
         english = english if any(english) else ()
-    if not english and light and (pair := _conjunct_verb(t, light, d)):
-        return 2, pair
-    return 1, english
+        phrase = phrase or next((d.key(f) for _, f in forms), None)
+    if not english and light and (pair := _conjunct_verb(t, light, d))[0]:
+        return 2, *pair
+    return 1, english, (phrase or "") if english else ""
 
 
-def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[str, ...], ...]:
+def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:
     """A noun or adjective with a light verb, as the dictionary lists the pair: "शुरू" + "किया" under "शुरू करना",
-    "पूरी" + "करनी" under "पूरा करना"; () when it lists none."""
+    "पूरी" + "करनी" under "पूरा करना"; its `senses` and the pair as listed, ((), "") when it lists none."""
     for form in (word, *lemmas(word, _ADJECTIVE)):
         if got := d.senses(f"{form} {light}"):
-            return got
-    return ()
+            return got, d.key(f"{form} {light}") or ""
+    return (), ""
 
 
 def _longest_phrase(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[tuple[str, ...], ...]]:

@@ -210,7 +210,7 @@ def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
             key = normalize_hindi(dev)
             for f in [key] + lemmas(key):
                 if senses := d.senses(f):
-                    return choose_tiers(senses, vocabulary)
+                    return choose_tiers(senses, vocabulary, phrase=d.key(f))
     return None
 
 
@@ -270,7 +270,7 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
     if spelling is not None:
         for f in [w] + latin_lemmas(w):
             if (got := spelling(f)) and (senses := d.senses(got)):
-                return choose_tiers(senses, vocabulary)
+                return choose_tiers(senses, vocabulary, phrase=d.key(got))
     return None
 
 

@@ -1,0 +1,76 @@
+"""What a Hindi phrase means, as a number a reading can choose senses by: multilingual e5's cosine of the phrase (the
+dictionary's spelling, "ग्रह") and each English headword the dictionaries give it ("planet", "world"), both as
+"query: " texts (tutor/text/hindi_english.py `choose_by_meaning`).
+
+The cosines of every phrase of the merged dictionary that has more than one headword are computed once, by
+`scripts/build_hindi_lexicons.py --senses`, and shipped (data/lexicons/hindi-senses.tsv.gz, GPL as the dictionaries
+they score): a question then costs a lookup, not an e5 pass per word (about 40 ms a question on 2 cores). A phrase or
+headword the file lacks (a FreeDict other than the one it was made with) is scored by e5 at the time it is asked.
+"""
+from __future__ import annotations
+
+import gzip
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from tutor.text.lexicons import SHIPPED
+
+log = logging.getLogger(__name__)
+
+SENSES = SHIPPED / "hindi-senses.tsv.gz"  # made by scripts/build_hindi_lexicons.py --senses
+SCALE = 1000  # cosines are stored as integers in thousandths
+
+
+def e5_meaning(phrase: str, candidates: Sequence[str]) -> list[float]:
+    """Multilingual e5's cosine of a Hindi phrase and each English candidate, computed now."""
+    from tutor.text.loanwords import e5_similarity
+
+    return e5_similarity(phrase, list(candidates))
+
+
+def read_senses(path: Path = SENSES) -> dict[str, dict[str, float]]:
+    """The shipped cosines: Hindi phrase -> {English headword: cosine}. Rows `hindi`, then `english=cosine` cells
+    (the cosine in thousandths). {} where the file is absent or unreadable (logged)."""
+    out: dict[str, dict[str, float]] = {}
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            fh.readline()
+            for line in fh:
+                hindi, *cells = line.rstrip("\n").split("\t")
+                row = {}
+                for cell in cells:
+                    english, _, cos = cell.rpartition("=")
+                    row[english] = int(cos) / SCALE
+                out[hindi] = row
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+        log.warning("could not read the senses' cosines %s (%s): they are computed per question", path, e)
+        return {}
+    return out
+
+
+class Meanings:
+    """`Meaning` (tutor/text/hindi_english.py) from the shipped cosines, e5 computing what they lack (`fallback`)."""
+
+    def __init__(self, table: dict[str, dict[str, float]], fallback=e5_meaning):
+        self.table = table
+        self.fallback = fallback
+
+    def __call__(self, phrase: str, candidates: Sequence[str]) -> list[float] | None:
+        row = self.table.get(phrase)
+        if row is not None and all(c in row for c in candidates):
+            return [row[c] for c in candidates]
+        return self.fallback(phrase, candidates) if self.fallback is not None else None
+
+
+_SHIPPED: list[Meanings] = []
+_LOCK = threading.Lock()
+
+
+def meanings(path: Path = SENSES) -> Meanings:
+    """The shipped cosines, read once per process (about 0.1 s; tutor/warmup.py reads them at start)."""
+    with _LOCK:
+        if not _SHIPPED:
+            _SHIPPED.append(Meanings(read_senses(path)))
+        return _SHIPPED[0]
