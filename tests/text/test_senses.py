@@ -85,7 +85,7 @@ def test_the_table_is_read_and_what_it_lacks_is_computed(tmp_path):
     with gzip.open(f, "wt", encoding="utf-8") as fh:
         fh.write("hindi\tenglish=cosine...\nग्रह\tplanet=881\tworld=803\tx=y=500\n")
     table = sn.read_senses(f)
-    assert table == {"ग्रह": {"planet": 0.881, "world": 0.803, "x=y": 0.5}}
+    assert {k: sn.cosines(v) for k, v in table.items()} == {"ग्रह": {"planet": 0.881, "world": 0.803, "x=y": 0.5}}
     asked = []
     m = sn.Meanings(table, fallback=lambda p, c: asked.append((p, tuple(c))) or [0.1] * len(c))
     assert m("ग्रह", ["world", "planet"]) == [0.803, 0.881] and asked == []
@@ -108,7 +108,7 @@ def test_the_shipped_table_reads_the_textbook_senses_a_most_used_rule_missed():
     for hindi, right, wrong in (("ग्रह", "planet", "world"), ("मतलब", "meaning", "etymology"),
                                 ("पहला", "first", "former"), ("पौधा", "plant", "set"),
                                 ("शुरू होना", "start", "continue")):
-        row = table[h(hindi)]
+        row = sn.cosines(table[h(hindi)])
         assert row[right] > row[wrong], (hindi, row)
 
 

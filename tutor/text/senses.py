@@ -30,35 +30,38 @@ def e5_meaning(phrase: str, candidates: Sequence[str]) -> list[float]:
     return e5_similarity(phrase, list(candidates))
 
 
-def read_senses(path: Path = SENSES) -> dict[str, dict[str, float]]:
-    """The shipped cosines: Hindi phrase -> {English headword: cosine}. Rows `hindi`, then `english=cosine` cells
-    (the cosine in thousandths). {} where the file is absent or unreadable (logged)."""
-    out: dict[str, dict[str, float]] = {}
+def read_senses(path: Path = SENSES) -> dict[str, str]:
+    """The shipped cosines: Hindi phrase -> its row's cells, unparsed (`cosines` parses one when it is asked for; the
+    whole file parsed takes seconds, this a fraction of one). Rows `hindi`, then `english=cosine` cells (the cosine in
+    thousandths). {} where the file is absent or unreadable (logged)."""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             fh.readline()
-            for line in fh:
-                hindi, *cells = line.rstrip("\n").split("\t")
-                row = {}
-                for cell in cells:
-                    english, _, cos = cell.rpartition("=")
-                    row[english] = int(cos) / SCALE
-                out[hindi] = row
+            return dict(line.rstrip("\n").split("\t", 1) for line in fh if "\t" in line)
     except (OSError, EOFError, UnicodeDecodeError, ValueError) as e:
         log.warning("could not read the senses' cosines %s (%s): they are computed per question", path, e)
         return {}
+
+
+def cosines(cells: str) -> dict[str, float]:
+    """One row's cells ("planet=905\tworld=860") as {English headword: cosine}."""
+    out = {}
+    for cell in cells.split("\t"):
+        english, _, cos = cell.rpartition("=")
+        out[english] = int(cos) / SCALE
     return out
 
 
 class Meanings:
     """`Meaning` (tutor/text/hindi_english.py) from the shipped cosines, e5 computing what they lack (`fallback`)."""
 
-    def __init__(self, table: dict[str, dict[str, float]], fallback=e5_meaning):
+    def __init__(self, table: dict[str, str], fallback=e5_meaning):
         self.table = table
         self.fallback = fallback
 
     def __call__(self, phrase: str, candidates: Sequence[str]) -> list[float] | None:
-        row = self.table.get(phrase)
+        cells = self.table.get(phrase)
+        row = cosines(cells) if cells is not None else None
         if row is not None and all(c in row for c in candidates):
             return [row[c] for c in candidates]
         return self.fallback(phrase, candidates) if self.fallback is not None else None
