@@ -91,11 +91,13 @@ def test_the_warm_up_loads_the_dictionaries_hindi_and_hinglish_questions_are_rea
 
     hinglish_dictionary._SPELLERS.clear()
     report = warm_tutor(PolicyTutor(library, load_policy()))
-    assert {"Devanagari dictionary", "typed spellings", "Hinglish dictionary", "Dakshina",
-            "learnt spelling"} <= set(report.readings)  # the shipped policy's
+    assert {"Devanagari dictionary", "typed spellings", "Hinglish dictionary", "Dakshina", "learnt spelling",
+            "senses' cosines"} <= set(report.readings)  # the shipped policy's
     assert hinglish_dictionary._SPELLERS  # the first Hinglish question finds the spelling model built
-    off = load_policy().with_values(hinglish_dictionary=False, hindi_typed_english=False)
-    assert not {"Hinglish dictionary", "typed spellings"} & set(warm_tutor(PolicyTutor(library, off)).readings)
+    off = load_policy().with_values(hinglish_dictionary=False, hindi_typed_english=False,
+                                    hindi_sense_by_meaning=False, hinglish_sense_by_meaning=False)
+    assert not {"Hinglish dictionary", "typed spellings", "senses' cosines"} & set(
+        warm_tutor(PolicyTutor(library, off)).readings)
 
 
 def test_dictionaries_that_cannot_be_loaded_are_named_and_the_shelves_still_warm(library):

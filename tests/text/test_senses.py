@@ -124,3 +124,22 @@ def test_a_hinglish_word_is_read_by_the_meaning_of_its_devanagari_spelling():
     assert latin_gloss("pehli", shelf, dictionary=d, romanised=r) == "first"  # पहली -> पहला, not पहल
     assert shelf.asked == [(h("पहला"), ("first", "former"))]
     assert latin_gloss("pehli", Shelf({"first": 50, "former": 60}), dictionary=d, romanised=r) == "former"
+
+
+def test_the_policy_says_which_readings_choose_by_meaning(monkeypatch):
+    from tutor.policy import Policy
+    from tutor.text import readings
+
+    d = invert(lx.parse_bilingual(iter([{"english": "world", "pos": "noun", "hindi": "ग्रह"},
+                                        {"english": "planet", "pos": "noun", "hindi": "ग्रह"}])))
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: d)
+    monkeypatch.setattr(readings, "dakshina", lambda: None)
+    monkeypatch.setattr(sn, "_SHIPPED", [sn.Meanings({h("ग्रह"): "world=860\tplanet=905"}, fallback=None)])
+    stats = TermStats(["The world is round."] * 5 + ["A planet orbits the sun."])
+    p = Policy().with_values(hindi_shabdanjali=True)
+    assert readings.shelf_reading("ग्रह क्या है?", stats, policy=p)[0] == "what is world"  # the most used
+    assert readings.shelf_reading("ग्रह क्या है?", stats, policy=p.with_values(hindi_sense_by_meaning=True))[0] == (
+        "what is planet")
+    # a weight that lets the shelf's use outweigh the meaning
+    heavy = p.with_values(hindi_sense_by_meaning=True, sense_shelf_weight=0.5)
+    assert readings.shelf_reading("ग्रह क्या है?", stats, policy=heavy)[0] == "what is world"
