@@ -228,6 +228,22 @@ def test_the_students_own_english_in_brackets_reads_the_hindi_words_before_it(d)
     assert he.reading_and_unread("ऋणाधार (आसमान) क्या है?", dictionary=d)[1] == ("ऋणाधार", "आसमान")
 
 
+
+def test_a_gloss_of_whole_words_may_replace_the_dictionarys_reading_of_the_words_before_it(d):
+    q = "समर्थक प्रकाश (support light) क्या है?"
+    assert he.reading_and_unread(q, dictionary=d)[0] == "what is supporter light support light"
+    assert he.reading_and_unread(q, dictionary=d, replace_glossed=True) == ("what is support light", ())
+    # only the run just before it: a postposition or Latin letters end the run
+    assert he.reading_and_unread("काम में समर्थक (backer) क्या है?", {"work"}, dictionary=d,
+                                 replace_glossed=True)[0] == "what is work backer"
+    assert he.reading_and_unread("AC समर्थक (backer)", dictionary=d, replace_glossed=True)[0] == "AC backer"
+    # a gloss in capitals is a name for the words, kept beside their reading
+    assert he.reading_and_unread("अम्ल (HCl) क्या है?", dictionary=d, replace_glossed=True)[0] == "what is acid HCl"
+    # an unread word before it goes, as without the switch
+    assert he.reading_and_unread("आसमान समर्थक (sky backer)", dictionary=d, replace_glossed=True) == (
+        "sky backer", ())
+
+
 def test_countries_named_in_hindi_are_read_by_their_english_names(d, tmp_path):
     named = hd.with_place_names(d, {hd.normalize_hindi("भारत"): "India", hd.normalize_hindi("राज्य"): "Nowhere",
                                     hd.normalize_hindi("संयुक्त राज्य अमेरिका"): "United States"})

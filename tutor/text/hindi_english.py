@@ -270,7 +270,7 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
 def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
                        loanword: Callable[[str], str | None] | None = None,
-                       first_listed: bool = False) -> tuple[str, tuple[str, ...]]:
+                       first_listed: bool = False, replace_glossed: bool = False) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -282,7 +282,10 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     would be Hindi by script (tutor/text/language.py), and the gate's term checks and the English-only reader would
     not read it at all. `loanword` may first read such a word as an English word (tutor/text/readings.py: the shelf's
     word it sounds like, tutor/text/loanwords.py, "केरोसिन" -> "kerosene"; or as most people type it,
-    `english_as_typed`, "सर्किट" -> "circuit"); it is then read, not unread. `first_listed`: of several merged
+    `english_as_typed`, "सर्किट" -> "circuit"); it is then read, not unread. With `replace_glossed`, a bracketed
+    English gloss of whole words ("प्रतिवर्ती क्रिया (reflex action)") also replaces what the dictionary read for the
+    run of Hindi words just before it ("reversible action"); one with no word in small letters ("(GST)", "(HCl)") is
+    kept beside it, a name for it. `first_listed`: of several merged
     dictionaries, the first that lists a phrase reads it (`choose_tiers`). Returns the reading ("" where the
     dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
@@ -293,20 +296,35 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     text = ascii_digits(question)
     found = [m for m in _TOKEN.finditer(text) if not _DEV.match(m.group()) or normalize_hindi(m.group())]
     typed = [m.group() for m in found]
-    glosses = {m.start(1) for m in _GLOSS.finditer(text)}  # "अनुमस्तिष्क (cerebellum)": the student's own English
+    # "अनुमस्तिष्क (cerebellum)": the student's own English; one without a word in small letters ("(GST)", "(HCl)") is a
+    # name for the words, not their reading
+    glosses = {m.start(1): any(w.isalpha() and w.islower() for w in m.group(1).split())
+               for m in _GLOSS.finditer(text)}
     glossed = [m.start() in glosses for m in found]
+    worded = [glosses.get(m.start(), False) for m in found]
     toks = [(normalize_hindi(t) if _DEV.match(t) else t) for t in typed]
     lead, kept, unread = "", [], []
     unread_at: list[int] = []  # where in `kept` each unread word stands
+    spans: list[tuple[int, int] | None] = []  # the Hindi words each entry of `kept` reads, where it reads some
     i = 0
     while i < len(toks):
         t = toks[i]
         if not _DEV.match(t):
             while glossed[i] and unread_at and unread_at[-1] == len(kept) - 1:  # the gloss reads the words before it
                 kept.pop()
+                spans.pop()
                 unread.pop()
                 unread_at.pop()
+            if worded[i] and replace_glossed:  # and replaces the dictionary's reading of the run of them just before
+                end = i
+                while spans and spans[-1] is not None and spans[-1][1] == end:
+                    end = spans.pop()[0]
+                    kept.pop()
+                    if unread_at and unread_at[-1] == len(kept):  # the gloss reads it: no longer unread
+                        unread.pop()
+                        unread_at.pop()
             kept.append(t)
+            spans.append(None)
             i += 1
             continue
         n, asked = grammar_at(toks, i, DROPPED, QPHRASE, _OF)  # "से पहले", "आम तौर पर"; "किस तरह" how
@@ -319,6 +337,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
                 lead = gloss
             elif gloss != lead and gloss not in kept:
                 kept.append(gloss)  # a second question ("... क्या है और क्यों ...") keeps its word in place
+                spans.append(None)
             i += n or 1
             continue
         if t in REQUEST:
@@ -334,6 +353,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             kept.append(romanize(typed[i]))
             unread.append(typed[i])
             unread_at.append(len(kept) - 1)
+        if len(spans) < len(kept):
+            spans.append((i, i + n))
         i += n
     if lead == "what":
         lead = "what is"

@@ -66,4 +66,5 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     def loanword(word: str) -> str | None:
         return next((english for read in readers if (english := read(word))), None)
     return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword if readers else None,
-                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed)
+                              first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
+                              replace_glossed=policy is not None and policy.hindi_gloss_replaces)
