@@ -130,6 +130,8 @@ class Policy:
                                  choices=("chunk", "window"))
     min_cross_lingual_score: float = _f(0.5, "the judge's score some evidence chunk (e5) or window (reader) needs "
                                         "for the question to be answered", 0, 1)
+    min_cross_lingual_score_unread: float = _f(0.0, "the judge's score a Devanagari question whose reading left Hindi "
+                                               "words unread needs; 0: min_cross_lingual_score", 0, 1)
     hinglish_cross_lingual_score: float = _f(0.0, "the judge's score a Hinglish question (Hindi in Latin letters) "
                                              "needs; 0: Hinglish questions are not judged across languages", 0, 1)
     cross_lingual_chunks: int = _f(5, "evidence chunks the cross-lingual judge reads", 1, 20)

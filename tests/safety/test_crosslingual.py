@@ -178,6 +178,23 @@ def test_a_hinglish_question_is_held_to_its_own_threshold_and_left_alone_without
     assert cross_decision(judge, "चार क्या है?", found, gate, strict)[0].passed
 
 
+def test_a_devanagari_question_with_unread_words_may_be_held_to_its_own_threshold():
+    from dataclasses import replace
+
+    from tutor.question import Question
+
+    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
+    gate = decide("what four", found, policy(), TermStats([SIX.text]))
+    full = policy(cross_lingual_unit="window", min_cross_lingual_score=0.9, min_cross_lingual_score_unread=0.7)
+    read = Question.of("चार क्या है?")
+    unread = replace(read, unread=("चार",))
+    # 0.8: under the bar of a question read whole, over the bar of one whose reading left a word unread
+    assert not cross_decision(NeedleJudge("Four.", 0.8, 0.1), read, found, gate, full)[0].passed
+    assert cross_decision(NeedleJudge("Four.", 0.8, 0.1), unread, found, gate, full)[0].passed
+    same = full.with_values(min_cross_lingual_score_unread=0.0)  # unset: one bar for both
+    assert not cross_decision(NeedleJudge("Four.", 0.8, 0.1), unread, found, gate, same)[0].passed
+
+
 def test_warming_a_store_that_has_every_vector_loads_no_e5(tmp_path):
     store = VectorCache(tmp_path / "vectors.sqlite3", "e5:passage", 2)
     E5Similarity(CountingE5(), store=store).warm(["a1", "b1"])

@@ -204,13 +204,17 @@ def cross_decision(judge: ReaderModel, question: Question | str, hits: Sequence[
     (e5) or window (reader) of the first `cross_lingual_chunks` at min_cross_lingual_score or more, with that chunk as
     the evidence; otherwise refused as not answerable (the gate's checks stay in the diagnostics). A Hinglish question
     (Latin letters) is held to its own threshold, `hinglish_cross_lingual_score`: e5's cosines of romanised Hindi sit
-    on another scale. The judge reads the student's own words (`Question.text`), not the English reading."""
+    on another scale, and a Devanagari question whose reading left Hindi words unread to
+    `min_cross_lingual_score_unread` where set: its English path read less of it. The judge reads the student's own
+    words (`Question.text`), not the English reading."""
     q = as_question(question)
     question = q.text
     if not q.in_devanagari:
         if not policy.hinglish_cross_lingual_score:  # Hinglish is not judged across languages: the refusal stands
             return gate, None
         policy = policy.with_values(min_cross_lingual_score=policy.hinglish_cross_lingual_score)
+    elif q.unread and policy.min_cross_lingual_score_unread:  # the reading failed: the student's words decide more
+        policy = policy.with_values(min_cross_lingual_score=policy.min_cross_lingual_score_unread)
     by_chunk = policy.cross_lingual_judge == "e5" and policy.cross_lingual_unit == "chunk"
     units = (_e5_units if by_chunk else _reader_units)(
         judge, question, hits, policy.cross_lingual_chunks, policy.min_cross_lingual_score)
