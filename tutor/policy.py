@@ -169,6 +169,9 @@ class Policy:
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "
                                     "('प्रतिवर्ती क्रिया (reflex action)') replaces the dictionary's reading of the "
                                     "Hindi words just before it; off: only the words no dictionary read")
+    hinglish_light_verbs: bool = _f(False, "read a Hinglish word before a light verb ('theek karte') as the pair the "
+                                    "dictionary lists (ठीक करना, 'correct'), by its Devanagari spelling, before the "
+                                    "word alone")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     sense_shelf_weight: float = _f(0.02, "with *_sense_by_meaning: how much log(1 + the shelf's chunks that use an "

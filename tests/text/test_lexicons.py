@@ -202,6 +202,23 @@ def test_a_typed_hindi_word_is_read_through_its_devanagari_spelling_and_lemma(sh
     assert latin_gloss("aasman", shelf, dictionary=shabd) in (None, "sky")  # without Dakshina: the romanised index
 
 
+def test_a_typed_word_before_a_light_verb_is_read_as_the_pair_the_dictionary_lists():
+    from tutor.text.hinglish_dictionary import hinglish_reading, with_light_verb
+
+    d = invert(lx.parse_bilingual(iter([{"english": "well", "pos": "adverb", "hindi": "ठीक"},
+                                        {"english": "correct", "pos": "verb", "hindi": "ठीक कर"},
+                                        {"english": "complete", "pos": "verb", "hindi": "पूरा कर"}])))
+    r = romanisations([("ठीक", "theek", 3), ("पूरी", "poori", 2)])
+    shelf = Shelf({"correct": 4, "well": 9, "complete": 2})
+    assert with_light_verb("theek", "करना", r, d, shelf) == "correct"
+    assert with_light_verb("poori", "करना", r, d, shelf) == "complete"  # the feminine, listed in the masculine
+    assert with_light_verb("theek", "होना", r, d, shelf) is None  # no "ठीक होना" listed
+    q = "myopia ko kaise theek karte hain"
+    assert hinglish_reading(q, shelf, dictionary=d, romanisations=r) == "how myopia well"  # the word alone
+    assert hinglish_reading(q, shelf, dictionary=d, romanisations=r, pairs=True) == "how myopia correct"
+    assert hinglish_reading(q, shelf, dictionary=d, pairs=True) == "how myopia well"  # no Dakshina: no pairs
+
+
 def test_for_a_shelf_with_hindi_chapters_a_hinglish_question_is_respelt_in_devanagari():
     r = romanisations(PAIRS + [("क्या", "kya", 5), ("है", "hai", 5), ("में", "mein", 4), ("मैं", "main", 2),
                                ("आयरन", "iron", 3), ("रंग", "rang", 2)])

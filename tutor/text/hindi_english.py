@@ -159,7 +159,7 @@ LIGHT_VERB = {normalize_hindi(form): normalize_hindi(inf) for inf, forms in {
     "होना": "हो होता होती होते होना होने हुआ हुई हुए होगा होगी होंगे",
     "जाना": "जा जाता जाती जाते जाना जाने जाए जाएं गया गई गए गये",
 }.items() for form in forms.split()}
-_ADJECTIVE = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (("ी", "ा"), ("े", "ा"))]  # पूरी, पूरे -> पूरा
+ADJECTIVE = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (("ी", "ा"), ("े", "ा"))]  # पूरी, पूरे -> पूरा
 # the student's English for the Hindi words before it, in brackets: "अनुमस्तिष्क (cerebellum)"
 _GLOSS = re.compile(r"\(\s*([A-Za-z][^()\u0900-\u097f]*)\)")
 
@@ -390,7 +390,7 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
 def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:
     """A noun or adjective with a light verb, as the dictionary lists the pair: "शुरू" + "किया" under "शुरू करना",
     "पूरी" + "करनी" under "पूरा करना"; its `senses` and the pair as listed, ((), "") when it lists none."""
-    for form in (word, *lemmas(word, _ADJECTIVE)):
+    for form in (word, *lemmas(word, ADJECTIVE)):
         if got := d.senses(f"{form} {light}"):
             return got, d.key(f"{form} {light}") or ""
     return (), ""

@@ -110,10 +110,21 @@ def is_hinglish(text: str) -> bool:
     return marked >= 2 or (marked == 1 and (len(words) <= 4 or any(w in _TELLS for w in words)))
 
 
-def english_reading(text: str, gloss: Callable[[str], str | None] | None = None) -> str:
+# a light verb's forms typed in Latin letters -> its infinitive, as the dictionaries list a noun with it ("theek karna")
+LIGHT_VERB = {form: inf for inf, forms in {
+    "करना": "kar karke karte karti karta karna karne karni karen karein kiya kiye kari karo kariye",
+    "होना": "ho hota hoti hote hona hone hua hui hue hoga hogi honge",
+    "जाना": "jata jati jate jana jane jaye gaya gayi gaye",
+}.items() for form in forms.split()}
+
+
+def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
+                    pair: Callable[[str, str], str | None] | None = None) -> str:
     """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
     frame nouns glossed, the other function words dropped, every other word kept in its order: as `gloss` reads it
-    where it gives an English word (not for a word typed in capitals, "MRI"), else as typed."""
+    where it gives an English word (not for a word typed in capitals, "MRI"), else as typed. A word before a light
+    verb is first read with it, where `pair` (word, the light verb's infinitive in Devanagari) gives the pair's
+    English ("theek karte" -> "correct", as ठीक करना)."""
     lead = ""
     kept: list[str] = []
     typed_words = _WORD.findall(text)
@@ -137,6 +148,11 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None)
         elif w in _REQUEST:
             lead = lead or "explain"
         elif w not in _FUNCTION:
+            light = LIGHT_VERB.get(low[i]) if i < len(low) else None
+            if light and pair is not None and not typed.isupper() and (both := pair(w, light)):
+                kept.append(both.lower())
+                i += 1
+                continue
             english = gloss(w) if gloss is not None and not typed.isupper() else None
             kept.append(english.lower() if english else w)
     if lead == "what":

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
-from tutor.text.hindi_english import choose, choose_tiers, lemmas, romanize
+from tutor.text.hindi_english import ADJECTIVE, choose, choose_tiers, lemmas, romanize
 from tutor.text.hinglish import GRAMMAR
 from tutor.text.hinglish import english_reading as hinglish_english
 from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
@@ -214,6 +214,21 @@ def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
     return None
 
 
+def with_light_verb(word: str, light: str, romanised: Romanisations, d: Dictionary,
+                    vocabulary: Container[str] | None = None) -> str | None:
+    """The English of a typed Hindi word with the light verb after it (`light`: its infinitive, करना, होना or जाना), as
+    the dictionary lists the pair: "theek" + "karte" -> ठीक करना -> "correct"; "shuru" + "hua" -> शुरू होना ->
+    "start". By the word's Devanagari spellings (Dakshina), as written and as the masculine of a feminine adjective
+    ("poori karni" -> पूरा करना). None where no pair is listed (the word is then read alone)."""
+    for form in [word] + latin_lemmas(word):
+        for dev in romanised.devanagari(form):
+            key = normalize_hindi(dev)
+            for f in (key, *lemmas(key, ADJECTIVE)):
+                if senses := d.senses(f"{f} {light}"):
+                    return choose_tiers(senses, vocabulary, phrase=d.key(f"{f} {light}"))
+    return None
+
+
 def romanised_heads(word: str, index: LatinIndex) -> tuple[str, ...]:
     """The English headwords of the dictionary phrase whose romanisation a typed word matches (`latin_key`), as typed
     or by its uninflected forms; () where none does."""
@@ -276,15 +291,18 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
 
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
                      dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
-                     spelling: Spelling | None = None) -> str:
+                     spelling: Spelling | None = None, pairs: bool = False) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
-    dictionary is not installed."""
+    dictionary is not installed. With `pairs` (and Dakshina), a word before a light verb is read with it first
+    (`with_light_verb`)."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
+    pair = ((lambda w, light: with_light_verb(w, light, romanisations, d, vocabulary))
+            if romanisations is not None and pairs else None)
     return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations,
-                                                            spelling=spelling))
+                                                            spelling=spelling), pair)
 
 
 def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,

@@ -50,7 +50,7 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
             return (devanagari_reading(question, romanisations, vocabulary, spelling)
                     if romanisations is not None else ""), ()
         reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
-                                    spelling=spelling)
+                                    spelling=spelling, pairs=policy is not None and policy.hinglish_light_verbs)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))
