@@ -181,8 +181,12 @@ def test_a_devanagari_reading_has_its_own_reader_threshold_where_the_policy_sets
         p.with_values(min_devanagari_reader_probability=-0.1)
 
 
-def test_no_hindi_reading_is_rescued_from_a_low_confidence_refusal():
+def test_a_hindi_reading_is_rescued_from_a_low_confidence_refusal_only_where_the_policy_says_so():
     p = Policy().with_values(min_rescue_confidence=0.35, min_rescue_reader_probability=0.8)
     for hinglish in (True, False):
         assert p.for_hindi(hinglish).min_rescue_confidence == 1.0
         assert p.for_hindi(hinglish).with_values(min_rescue_confidence=0.35) == p
+    devanagari = p.with_values(hindi_rescue=True)
+    assert devanagari.for_hindi(hinglish=False).min_rescue_confidence == 0.35  # rescued as an English question is
+    assert devanagari.for_hindi(hinglish=True).min_rescue_confidence == 1.0  # Hinglish has its own switch
+    assert p.with_values(hinglish_rescue=True).for_hindi(hinglish=True).min_rescue_confidence == 0.35

@@ -264,7 +264,7 @@ class Tutor(KindFollowups):
                     decision = replace(decision, passed=False, reason=own.reason)
         timer.check("gate")
         found, reader = None, self._reader_for(lang)
-        rp = p.for_hindi(not q.in_devanagari) if lang == HINDI else p  # no rescue; Hinglish's bar
+        rp = p.for_hindi(not q.in_devanagari) if lang == HINDI else p  # its rescue and reader bar
         if (decision.passed or decision.rescuable(rp)) and reader is not None and p.reader:
             with timer.stage("reader"):
                 band, found = read_decision(reader, q, decision, rp)

@@ -172,6 +172,10 @@ class Policy:
     hinglish_light_verbs: bool = _f(False, "read a Hinglish word before a light verb ('theek karte') as the pair the "
                                     "dictionary lists (ठीक करना, 'correct'), by its Devanagari spelling, before the "
                                     "word alone")
+    hindi_rescue: bool = _f(False, "a Devanagari question's English reading that the confidence check alone refused "
+                            "may be rescued as an English question is (min_rescue_confidence, "
+                            "min_rescue_reader_probability), by the reader of readings")
+    hinglish_rescue: bool = _f(False, "the same for a Hinglish question's reading")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     sense_shelf_weight: float = _f(0.02, "with *_sense_by_meaning: how much log(1 + the shelf's chunks that use an "
@@ -305,9 +309,11 @@ class Policy:
 
     def for_hindi(self, hinglish: bool) -> Policy:
         """The policy a Hindi question's English reading is read under: no low-confidence rescue
-        (GateDecision.rescuable: neither measured nor chosen on Hindi questions); a Hinglish one's reader threshold its
-        own (min_hinglish_reader_probability, when set), a Devanagari one's too (min_devanagari_reader_probability)."""
-        values: dict[str, float] = {"min_rescue_confidence": 1.0}
+        (GateDecision.rescuable) unless `hindi_rescue` (Devanagari) or `hinglish_rescue` says so; a Hinglish one's
+        reader threshold its own (min_hinglish_reader_probability, when set), a Devanagari one's too
+        (min_devanagari_reader_probability)."""
+        values: dict[str, float] = {} if (self.hinglish_rescue if hinglish else self.hindi_rescue) else {
+            "min_rescue_confidence": 1.0}
         if hinglish and self.min_hinglish_reader_probability:
             values["min_reader_probability"] = self.min_hinglish_reader_probability
         if not hinglish and self.min_devanagari_reader_probability:
