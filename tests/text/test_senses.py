@@ -92,6 +92,10 @@ def test_the_table_is_read_and_what_it_lacks_is_computed(tmp_path):
     assert m("ग्रह", ["world", "globe"]) == [0.1, 0.1] and asked == [("ग्रह", ("world", "globe"))]
     assert sn.Meanings(table, fallback=None)("तारा", ["star"]) is None
 
+    def broken(phrase, candidates):
+        raise RuntimeError("no AVX2")
+    assert sn.Meanings(table, fallback=broken)("तारा", ["star", "thread"]) is None  # the shelf's rule decides
+
 
 def test_an_absent_or_broken_table_is_empty_and_said_so(tmp_path, caplog):
     assert sn.read_senses(tmp_path / "none.tsv.gz") == {}

@@ -5,7 +5,9 @@ dictionary's spelling, "ग्रह") and each English headword the dictionarie
 The cosines of every phrase of the merged dictionary that has more than one headword are computed once, by
 `scripts/build_hindi_lexicons.py --senses`, and shipped (data/lexicons/hindi-senses.tsv.gz, GPL as the dictionaries
 they score): a question then costs a lookup, not an e5 pass per word (about 40 ms a question on 2 cores). A phrase or
-headword the file lacks (a FreeDict other than the one it was made with) is scored by e5 at the time it is asked.
+headword the file lacks is scored by e5 at the time it is asked: a FreeDict other than the one it was made with, or an
+inflected word whose headwords come from several of its forms (बना: "become" under बनना, "make" under बनाना; about
+one question in seventeen of tests/data). Where e5 cannot run, the reading falls back to the shelf's most used sense.
 """
 from __future__ import annotations
 
@@ -64,7 +66,13 @@ class Meanings:
         row = cosines(cells) if cells is not None else None
         if row is not None and all(c in row for c in candidates):
             return [row[c] for c in candidates]
-        return self.fallback(phrase, candidates) if self.fallback is not None else None
+        if self.fallback is None:
+            return None
+        try:
+            return self.fallback(phrase, candidates)
+        except Exception as e:  # noqa: BLE001 - a reading never fails for want of a cosine: the shelf's rule decides
+            log.warning("could not score the senses of %r (%s: %s)", phrase, type(e).__name__, e)
+            return None
 
 
 _SHIPPED: list[Meanings] = []
@@ -72,7 +80,7 @@ _LOCK = threading.Lock()
 
 
 def meanings(path: Path = SENSES) -> Meanings:
-    """The shipped cosines, read once per process (about 0.1 s; tutor/warmup.py reads them at start)."""
+    """The shipped cosines, read once per process (0.04 s; tutor/warmup.py reads them at start)."""
     with _LOCK:
         if not _SHIPPED:
             _SHIPPED.append(Meanings(read_senses(path)))
