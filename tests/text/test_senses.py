@@ -1,4 +1,4 @@
-"""A Hindi phrase's English sense chosen by what it means (tutor/text/senses.py, `choose_by_meaning` in
+"""A Hindi phrase's English sense chosen by what it means (tutor/text/senses.py `choose_by_meaning`, called by
 tutor/text/hindi_english.py; issue 34): e5's cosine of the Hindi and each headword, the shelf's use as a tie-breaker,
 read from a table of cosines computed ahead. Fake cosines and tiny dictionaries made here; the shipped table is
 checked for a few senses."""
@@ -11,7 +11,8 @@ import pytest
 from tutor.text import lexicons as lx
 from tutor.text import senses as sn
 from tutor.text.hindi_dictionary import invert, normalize_hindi
-from tutor.text.hindi_english import ShelfVocabulary, choose_by_meaning, choose_tiers, reading_and_unread
+from tutor.text.hindi_english import ShelfVocabulary, choose_tiers, reading_and_unread
+from tutor.text.senses import choose_by_meaning
 from tutor.text.terms import TermStats
 
 h = normalize_hindi

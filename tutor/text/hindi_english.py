@@ -19,12 +19,12 @@ counted so by the gate.
 """
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Container, Sequence
 
 from tutor.text.hindi_dictionary import Dictionary, load_dictionary, normalize_hindi
 from tutor.text.hinglish import grammar_at
+from tutor.text.senses import Meaning, choose_by_meaning
 from tutor.text.terms import TermStats, ascii_digits, stem
 
 # How a Hindi word with several English headwords is read (measured on the tuning half of
@@ -199,31 +199,6 @@ class ShelfVocabulary:
     def chunks(self, word: str) -> int:
         """How many of the shelf's chunks use the word's stem."""
         return self.stats.df.get(stem(word.lower()), 0)
-
-
-# e5's cosine of a Hindi phrase (the dictionary's spelling) and each of its English headwords; None where unknown
-Meaning = Callable[[str, Sequence[str]], "Sequence[float] | None"]
-
-
-def choose_by_meaning(senses: tuple[tuple[str, ...], ...], vocabulary: ShelfVocabulary, phrase: str) -> str | None:
-    """Of all the dictionaries' headwords for `phrase` that the shelf uses (all of them where it uses none), the one
-    whose meaning is nearest the Hindi's, the shelf's use as a tie-breaker: e5's cosine plus `shelf_weight` x
-    log(1 + the chunks that use the headword's rarest word). Measured against "frequent" on the development files
-    (docs/evaluation.md, issue 34): "frequent" reads ग्रह as "world", पहली as "initiative", शुरू हुआ as "continue",
-    मतलब as "etymology", where this reads "planet", "first", "start", "meaning". None where fewer than two headwords
-    compete or the cosines are unknown (then the rule of `choose_tiers` decides)."""
-    pool = list(dict.fromkeys(c for tier in senses for c in tier))
-    used = [c for c in pool if all(w in vocabulary for w in c.lower().split())]
-    candidates = used or pool
-    if len(candidates) < 2 or vocabulary.meaning is None:
-        return None
-    cosines = vocabulary.meaning(phrase, candidates)
-    if cosines is None:
-        return None
-
-    def use(c: str) -> float:
-        return math.log1p(min(vocabulary.chunks(w) for w in c.lower().split())) if c in used else 0.0
-    return max(zip(candidates, cosines), key=lambda p: p[1] + vocabulary.shelf_weight * use(p[0]))[0]
 
 
 def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule: str = DEFAULT_CHOICE) -> str:

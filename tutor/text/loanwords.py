@@ -10,8 +10,9 @@ to a word the shelf uses, and the match is confirmed by meaning:
    "s" before e, i, y), "q" as "k", "x" as "ks", "w" as "v", "z" as "s", "j" as "g", "h" and "y" dropped, doubled
    letters once, vowels out. "kerosin" and "kerosene" are both "krsn"; so is "corrosion".
 2. **Meaning.** Among the shelf's words with the same skeleton, multilingual e5 compares each with the Devanagari
-   word as typed; the closest is taken when its cosine reaches `min_loanword_similarity` ("केरोसिन": kerosene 0.92,
-   corrosion 0.88). A Hindi word that only sounds like an English one ("साल", year, and "shall") mostly falls below.
+   word as typed (tutor/text/senses.py `e5_similarity`); the closest is taken when its cosine reaches
+   `min_loanword_similarity` ("केरोसिन": kerosene 0.92, corrosion 0.88). A Hindi word that only sounds like an
+   English one ("साल", year, and "shall") mostly falls below.
 3. **Only where it can be told.** A romanised word of fewer than four letters, or a skeleton of fewer than three
    consonants, is not matched (too many English words share it: "कप" is "cap" by sound).
 
@@ -92,12 +93,3 @@ def english_loanword(word: str, index: SoundIndex, similarity: Similarity, min_s
     scores = list(similarity(word, found))
     best = max(range(len(found)), key=scores.__getitem__)
     return found[best] if scores[best] >= min_similarity else None
-
-
-def e5_similarity(word: str, candidates: Sequence[str]) -> list[float]:
-    """Multilingual e5's cosine of a Devanagari word and English words ("query: " on both sides, as for symmetric
-    similarity)."""
-    from tutor.retrieval.embedding import e5_embedder
-
-    vecs = e5_embedder().embed([word, *candidates])
-    return [float(v @ vecs[0]) for v in vecs[1:]]

@@ -56,7 +56,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
                 if reading else ("", ()))
     readers = []  # a word no dictionary reads: by sound among the shelf's words, then as people type it
     if policy is not None and policy.hindi_loanwords:
-        from tutor.text.loanwords import e5_similarity, english_loanword, shelf_index
+        from tutor.text.loanwords import english_loanword, shelf_index
+        from tutor.text.senses import e5_similarity
 
         readers.append(lambda word: english_loanword(word, shelf_index(stats), similarity or e5_similarity,
                                                      policy.min_loanword_similarity))

@@ -1,6 +1,6 @@
-"""What a Hindi phrase means, as a number a reading can choose senses by: multilingual e5's cosine of the phrase (the
-dictionary's spelling, "ग्रह") and each English headword the dictionaries give it ("planet", "world"), both as
-"query: " texts (tutor/text/hindi_english.py `choose_by_meaning`).
+"""What a Hindi phrase means, as a number a reading chooses senses by (`choose_by_meaning`, called by
+tutor/text/hindi_english.py): multilingual e5's cosine of the phrase (the dictionary's spelling, "ग्रह") and each
+English headword the dictionaries give it ("planet", "world"), both as "query: " texts.
 
 The cosines of every phrase of the merged dictionary that has more than one headword are computed once, by
 `scripts/build_hindi_lexicons.py --senses`, and shipped (data/lexicons/hindi-senses.tsv.gz, GPL as the dictionaries
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import gzip
 import logging
+import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tutor.text.lexicons import SHIPPED
@@ -25,10 +26,17 @@ SENSES = SHIPPED / "hindi-senses.tsv.gz"  # made by scripts/build_hindi_lexicons
 SCALE = 1000  # cosines are stored as integers in thousandths
 
 
+def e5_similarity(word: str, candidates: Sequence[str]) -> list[float]:
+    """Multilingual e5's cosine of a Devanagari word and English words ("query: " on both sides, as for symmetric
+    similarity)."""
+    from tutor.retrieval.embedding import e5_embedder
+
+    vecs = e5_embedder().embed([word, *candidates])
+    return [float(v @ vecs[0]) for v in vecs[1:]]
+
+
 def e5_meaning(phrase: str, candidates: Sequence[str]) -> list[float]:
     """Multilingual e5's cosine of a Hindi phrase and each English candidate, computed now."""
-    from tutor.text.loanwords import e5_similarity
-
     return e5_similarity(phrase, list(candidates))
 
 
@@ -54,8 +62,34 @@ def cosines(cells: str) -> dict[str, float]:
     return out
 
 
+# e5's cosine of a Hindi phrase (the dictionary's spelling) and each of its English headwords; None where unknown
+Meaning = Callable[[str, Sequence[str]], "Sequence[float] | None"]
+
+
+def choose_by_meaning(senses: tuple[tuple[str, ...], ...], vocabulary, phrase: str) -> str | None:
+    """Of all the dictionaries' headwords for `phrase` that the shelf uses (all of them where it uses none; `vocabulary`
+    is tutor/text/hindi_english.py's ShelfVocabulary with a `meaning`), the one whose meaning is nearest the Hindi's,
+    the shelf's use as a tie-breaker: e5's cosine plus `shelf_weight` x
+    log(1 + the chunks that use the headword's rarest word). Measured against "frequent" on the development files
+    (docs/evaluation.md, issue 34): "frequent" reads ग्रह as "world", पहली as "initiative", शुरू हुआ as "continue",
+    मतलब as "etymology", where this reads "planet", "first", "start", "meaning". None where fewer than two headwords
+    compete or the cosines are unknown (then the rule of `choose_tiers` decides)."""
+    pool = list(dict.fromkeys(c for tier in senses for c in tier))
+    used = [c for c in pool if all(w in vocabulary for w in c.lower().split())]
+    candidates = used or pool
+    if len(candidates) < 2 or vocabulary.meaning is None:
+        return None
+    cosines = vocabulary.meaning(phrase, candidates)
+    if cosines is None:
+        return None
+
+    def use(c: str) -> float:
+        return math.log1p(min(vocabulary.chunks(w) for w in c.lower().split())) if c in used else 0.0
+    return max(zip(candidates, cosines), key=lambda p: p[1] + vocabulary.shelf_weight * use(p[0]))[0]
+
+
 class Meanings:
-    """`Meaning` (tutor/text/hindi_english.py) from the shipped cosines, e5 computing what they lack (`fallback`)."""
+    """`Meaning` from the shipped cosines, e5 computing what they lack (`fallback`)."""
 
     def __init__(self, table: dict[str, str], fallback=e5_meaning):
         self.table = table
