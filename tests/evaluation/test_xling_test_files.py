@@ -1,7 +1,7 @@
 """The held-apart Hindi and Hinglish test files with checked labels (tests/data/xling-fresh3-*.jsonl,
-xling-fresh4-*.jsonl and xling-fresh5-*.jsonl, issue 34) hold what tests/data/README.md says: as many questions of each kind and subject as
-written, in the script named, each answerable question's key terms on a page of its gold chapter (the first on its
-gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
+xling-fresh4-*.jsonl and xling-fresh5-*.jsonl, issue 34) hold what tests/data/README.md says: as many questions of
+each kind and subject as written, in the script named, each answerable question's key terms on a page of its gold
+chapter (the first on its gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
 from __future__ import annotations
 
 import re
