@@ -166,6 +166,8 @@ class Policy:
                                       "e5's cosine of the Hindi and each English headword (data/lexicons/"
                                       "hindi-senses.tsv.gz), the shelf's use of the headword breaking near ties "
                                       "(sense_shelf_weight); off: the headword the shelf uses most")
+    hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
+                                         "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "
                                     "('प्रतिवर्ती क्रिया (reflex action)') replaces the dictionary's reading of the "
                                     "Hindi words just before it; off: only the words no dictionary read")
@@ -176,8 +178,6 @@ class Policy:
                             "may be rescued as an English question is (min_rescue_confidence, "
                             "min_rescue_reader_probability), by the reader of readings")
     hinglish_rescue: bool = _f(False, "the same for a Hinglish question's reading")
-    hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
-                                         "Devanagari spelling")
     sense_shelf_weight: float = _f(0.02, "with *_sense_by_meaning: how much log(1 + the shelf's chunks that use an "
                                    "English headword) adds to its cosine", 0, 1)
     hinglish_shabdanjali: bool = _f(False, "read a Hinglish question's Hindi words (hinglish_dictionary) also with "

@@ -159,7 +159,7 @@ LIGHT_VERB = {normalize_hindi(form): normalize_hindi(inf) for inf, forms in {
     "होना": "हो होता होती होते होना होने हुआ हुई हुए होगा होगी होंगे",
     "जाना": "जा जाता जाती जाते जाना जाने जाए जाएं गया गई गए गये",
 }.items() for form in forms.split()}
-ADJECTIVE = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (("ी", "ा"), ("े", "ा"))]  # पूरी, पूरे -> पूरा
+_ADJECTIVE = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (("ी", "ा"), ("े", "ा"))]  # पूरी, पूरे -> पूरा
 # the student's English for the Hindi words before it, in brackets: "अनुमस्तिष्क (cerebellum)"
 _GLOSS = re.compile(r"\(\s*([A-Za-z][^()\u0900-\u097f]*)\)")
 
@@ -348,7 +348,7 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
     if n > 1 or t in FUNCTION:
         return n, english, (d.key(" ".join(toks[i:i + n])) or "") if english else ""
     light = LIGHT_VERB.get(toks[i + 1]) if i + 1 < len(toks) else None
-    if light and d.sources > 1 and (pair := _conjunct_verb(t, light, d))[0]:
+    if light and d.sources > 1 and (pair := conjunct_verb(t, light, d))[0]:
         return 2, *pair
     phrase = d.key(t) if english else None
     if inflect:  # each dictionary: the word as written, else the first of its uninflected forms it lists
@@ -357,15 +357,15 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
                         for k, tier in enumerate(english or ((),) * d.sources))
         english = english if any(english) else ()
         phrase = phrase or next((d.key(f) for _, f in forms), None)
-    if not english and light and (pair := _conjunct_verb(t, light, d))[0]:
+    if not english and light and (pair := conjunct_verb(t, light, d))[0]:
         return 2, *pair
     return 1, english, (phrase or "") if english else ""
 
 
-def _conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:
+def conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:
     """A noun or adjective with a light verb, as the dictionary lists the pair: "शुरू" + "किया" under "शुरू करना",
     "पूरी" + "करनी" under "पूरा करना"; its `senses` and the pair as listed, ((), "") when it lists none."""
-    for form in (word, *lemmas(word, ADJECTIVE)):
+    for form in (word, *lemmas(word, _ADJECTIVE)):
         if got := d.senses(f"{form} {light}"):
             return got, d.key(f"{form} {light}") or ""
     return (), ""

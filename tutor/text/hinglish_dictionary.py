@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
-from tutor.text.hindi_english import ADJECTIVE, choose, choose_tiers, lemmas, romanize
+from tutor.text.hindi_english import choose, choose_tiers, conjunct_verb, lemmas, romanize
 from tutor.text.hinglish import GRAMMAR
 from tutor.text.hinglish import english_reading as hinglish_english
 from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
@@ -222,10 +222,9 @@ def with_light_verb(word: str, light: str, romanised: Romanisations, d: Dictiona
     ("poori karni" -> पूरा करना). None where no pair is listed (the word is then read alone)."""
     for form in [word] + latin_lemmas(word):
         for dev in romanised.devanagari(form):
-            key = normalize_hindi(dev)
-            for f in (key, *lemmas(key, ADJECTIVE)):
-                if senses := d.senses(f"{f} {light}"):
-                    return choose_tiers(senses, vocabulary, phrase=d.key(f"{f} {light}"))
+            senses, phrase = conjunct_verb(normalize_hindi(dev), light, d)
+            if senses:
+                return choose_tiers(senses, vocabulary, phrase=phrase)
     return None
 
 

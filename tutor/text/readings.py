@@ -35,11 +35,12 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     confirmed by `similarity` (default: multilingual e5)."""
     if not hinglish and (HINDI in stats.languages or detect_language(question) != HINDI):
         return "", ()
-    vocabulary = ShelfVocabulary(stats)
     if policy is not None and (policy.hinglish_sense_by_meaning if hinglish else policy.hindi_sense_by_meaning):
         from tutor.text.senses import meanings
 
         vocabulary = ShelfVocabulary(stats, meanings(), policy.sense_shelf_weight)
+    else:
+        vocabulary = ShelfVocabulary(stats)
     on = policy is not None and (policy.hinglish_shabdanjali if hinglish else policy.hindi_shabdanjali)
     dictionary = reading_dictionary(on)
     if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
