@@ -171,6 +171,10 @@ class Policy:
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "
                                     "('प्रतिवर्ती क्रिया (reflex action)') replaces the dictionary's reading of the "
                                     "Hindi words just before it; off: only the words no dictionary read")
+    hinglish_common_spelling: bool = _f(False, "of the Devanagari words Dakshina lists for a typed Hindi word, read "
+                                        "the commonest first (tutor/text/commonness.py: e5's tokenizer's "
+                                        "probability), not the most consistently typed: 'taar' तार wire, not ताड़ palm; "
+                                        "for a shelf of English chapters")
     hinglish_light_verbs: bool = _f(False, "read a Hinglish word before a light verb ('theek karte') as the pair the "
                                     "dictionary lists (ठीक करना, 'correct'), by its Devanagari spelling, before the "
                                     "word alone")

@@ -6,7 +6,15 @@ import pytest
 
 from tutor.text.hindi_dictionary import invert, parse_dictd
 from tutor.text.hindi_english import romanize
-from tutor.text.hinglish_dictionary import hinglish_reading, latin_gloss, latin_key, latin_lemmas, unread_hinglish
+from tutor.text.hinglish_dictionary import (
+    CommonFirst,
+    hinglish_reading,
+    latin_gloss,
+    latin_key,
+    latin_lemmas,
+    romanisations,
+    unread_hinglish,
+)
 
 DICTD = """sky /skˈaɪ/ <N>
 1. आसमान, आकाश
@@ -24,6 +32,10 @@ river /ɹˈɪvə/ <N>
 1. नदी
 go /ɡˈəʊ/ <V>
 1. जा
+wire /wˈaɪə/ <N>
+1. तार
+palm /pˈɑːm/ <N>
+1. ताड़
 """
 
 
@@ -93,3 +105,18 @@ def test_the_hindi_words_a_reading_kept_as_typed_are_named_and_english_words_nam
     assert unread_hinglish("how lohe rust", shelf, dictionary=d) == ("lohe",)
     assert unread_hinglish("why aasman neela dikhta", shelf, dictionary=d) == ("aasman", "neela")
     assert unread_hinglish("which river kohli MRI magnetism", shelf, dictionary=d) == ()
+
+
+def test_a_typed_words_commonest_devanagari_spelling_is_read_first_not_the_most_consistently_typed(d):
+    """Dakshina lists "taar" as ताड़ (palm) and तार (wire) once each; e5's tokenizer (XLM-R's unigram model) knows तार
+    as one common piece and ताड़ as two rare ones."""
+    from tutor.text.commonness import commonest_first, log_probability
+
+    assert log_probability("तार") > log_probability("ताड़")
+    assert commonest_first(("ताड़", "तार")) == ("तार", "ताड़") and commonest_first(("साही", "सही")) == ("सही", "साही")
+    assert commonest_first(("तार",)) == ("तार",) and commonest_first(()) == ()
+    typed = romanisations([("ताड़", "taar", 1), ("तार", "taar", 1)])
+    assert typed.devanagari("taar") == ("ताड़", "तार")
+    assert latin_gloss("taar", dictionary=d, romanised=typed) == "palm"
+    assert CommonFirst(typed).devanagari("taar") == ("तार", "ताड़")
+    assert latin_gloss("taar", dictionary=d, romanised=CommonFirst(typed)) == "wire"

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from tutor.text.commonness import commonest_first
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
 from tutor.text.hindi_english import choose, choose_tiers, conjunct_verb, lemmas, romanize
 from tutor.text.hinglish import GRAMMAR
@@ -115,6 +116,18 @@ class Romanisations:
         """The Devanagari words a Latin-letter word is typed for, best attested first; () if none."""
         w = typed.lower()
         return self.exact.get(w) or self.folded.get(latin_key(w), ())
+
+
+class CommonFirst:
+    """`Romanisations` whose Devanagari words for a typed word come commonest first (tutor/text/commonness.py), not
+    best attested first: Dakshina's counts say how consistently annotators typed a word, not how often it is used
+    ("taar": ताड़ palm and तार wire, once each; "sahi": साही porcupine and सही right, three times each)."""
+
+    def __init__(self, romanised: Romanisations):
+        self.romanised = romanised
+
+    def devanagari(self, typed: str) -> tuple[str, ...]:
+        return commonest_first(self.romanised.devanagari(typed))
 
 
 def romanisations(pairs: Iterable[tuple[str, str, int]]) -> Romanisations:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from tutor.text.hindi_english import ShelfVocabulary, reading_and_unread
 from tutor.text.hinglish import english_reading
 from tutor.text.hinglish_dictionary import (
+    CommonFirst,
     dakshina,
     devanagari_reading,
     english_as_typed,
@@ -50,6 +51,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
         if HINDI in stats.languages:  # Hindi chapters read the question respelt in Devanagari, with the same spellings
             return (devanagari_reading(question, romanisations, vocabulary, spelling)
                     if romanisations is not None else ""), ()
+        if romanisations is not None and policy.hinglish_common_spelling:  # English chapters: the commonest word
+            romanisations = CommonFirst(romanisations)
         reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
                                     spelling=spelling, pairs=policy is not None and policy.hinglish_light_verbs)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
