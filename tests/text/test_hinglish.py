@@ -46,6 +46,27 @@ def test_two_word_question_words_compound_postpositions_and_adverbs_are_read_as_
     assert english_reading("bad effects of plastic kya hai") == "what is bad effects of plastic"  # English "bad"
 
 
+def test_relative_and_personal_pronouns_passive_auxiliaries_and_a_word_said_twice_are_grammar():
+    assert english_reading("jo gas hum saans me lete hai woh kaun si hai") == "which gas saans lete"
+    assert english_reading("tidal energy ke liye kaun kaun si jagah sahi maani jaati hai") == (
+        "which tidal energy jagah sahi maani")
+    assert english_reading("rust yani jung kaise hota hai") == "how rust jung"
+    assert english_reading("baar baar try karne ko kya kehte hai") == "what is baar try"
+    # an English word that spells a Hindi one is not dropped unless it is grammar: "isi" is the ISI mark
+    assert english_reading("isi mark kya hai") == "what is isi mark"
+    assert english_reading("forest policy ke hisaab se kitna jungle") == "how much forest policy jungle"
+
+
+def test_use_is_english_after_a_possessive_or_before_a_light_verb_and_hindi_use_otherwise():
+    assert english_reading("concave mirror kahan use hota hai") == "where concave mirror use"
+    assert english_reading("ammonia ka use batao") == "explain ammonia use"
+    assert english_reading("use kya kehte hai") == "what is"  # उसे क्या कहते हैं: what is it called
+
+
+def test_a_frame_noun_tells_hinglish_beside_one_function_word():
+    assert is_hinglish("what is ohm ka niyam") and english_reading("what is ohm ka niyam") == "what ohm law"
+
+
 def test_refusals_come_in_hindi_for_devanagari_and_hinglish_questions_and_in_english_otherwise():
     from tutor.text.hinglish import reply_language
 

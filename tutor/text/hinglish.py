@@ -42,7 +42,7 @@ _FRAME_GLOSS = {
 }
 # function words dropped from the reading: postpositions, pronouns, auxiliaries, conjunctions, particles
 _FUNCTION = frozenset("""
-hai hain h he hota hoti hote hona hone hoga hogi honge tha thi the thee hua hui hue
+hai hain h he ho hota hoti hote hona hone hoga hogi honge tha thi the thee hua hui hue
 ka ki ke ko se me mein mai mei par pe tak liye liya lie wala wali wale vala vali vale
 aur ya ki ke bhi hi to na nahi nahin nhi
 yeh ye yah woh wo vo vah is us in un iska iski iske uska uski uske inka inki inke unka unki unke isse usse inse unse
@@ -51,24 +51,33 @@ karta karti karte karna karne kiya kiye ki kar kare karen karein jata jati jate 
 raha rahi rahe sakta sakti sakte diya diye di lagta lagti lagte milta milti milte banta banti bante
 ek koi kuch sab sabhi sabse bahut zyada jyada kam ne andar bare baare kaha kehte kahte walon valon waalon
 baad dauran bina alawa alava anusar tahat bajay zariye jariye tarah taraf saath sath beech bich
+jo jis jise jiska jiski jiske jisko jisme jismein jismen jisse jin jinka jinki jinke jinko jinme jinmein jinmen jinse
+jahan jahaan jaise jaisa jaisi yani yaani agar yadi lekin magar kyunki kyonki kyuki kyoki isliye islie tatha evam
+athva athava aadi adi dwara dvara toh phir usi yahi wahi yahan yaha vahan wahan
+hum hume humein hamein hamen hame humne hamne hamara hamari hamare humara humari humare aap aapka aapki aapke apka
+apki apke tum tumhara tumhari tumhare mera meri maine mujhe unhone unhonne unhen unhein inhen isko usko inko unko
+ismein ismen usmein usmen inme inmein inmen unme unmein unmen kisi kuchh
+ja jaa jaata jaati jaate jaana jaane jaye jaaye jae gai gae kie karke karane kahate kahlata kahlati kahlate
+ab rha rhi rhe rehta rehti rehte rahta rahti rahte chuka chuki chuke
 """.split())
 # as in Devanagari (tutor/text/hindi_english.py): a question word of two words ("kis tarah" how, "kis karan" why),
 # "se pehle" (before; "pehle" alone is "first"), and adverbs of several words dropped whole ("aam taur par" usually)
 _QUESTION_PAIRS = {("kis", "tarah"): "how", ("kis", "prakar"): "how", ("kis", "karan"): "why",
                    ("kis", "kaaran"): "why", ("kis", "wajah"): "why", ("kis", "vajah"): "why", ("kis", "liye"): "why",
-                   ("kis", "samay"): "when", ("kis", "jagah"): "where", ("kis", "sthan"): "where"}
+                   ("kis", "samay"): "when", ("kis", "jagah"): "where", ("kis", "sthan"): "where",
+                   **{(k, s): "which" for k in ("kaun", "kon") for s in ("sa", "si", "se", "saa")}}
 _OF = {"ka", "ki", "ke"}
-_SKIPPED = [tuple(k.split()) for k in ("se pehle", "se pahle", "aam taur par", "aam taur pe", "aamtaur par",
-                                       "aamtaur pe", "khas taur par", "khaas taur par", "mukhya roop se",
-                                       "mukhya rup se", "vishesh roop se")]
+_SKIPPED = [tuple(k.split()) for k in ("se pehle", "se pahle", "hisaab se", "hisab se", "aam taur par",
+                                       "aam taur pe", "aamtaur par", "aamtaur pe", "khas taur par", "khaas taur par",
+                                       "mukhya roop se", "mukhya rup se", "vishesh roop se")]
 # words that only Hinglish uses: the tell (English words such as "to", "the", "is", "do" are left out)
 _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
     "hai", "hain", "hota", "hoti", "hote", "hona", "hoga", "hua", "hui", "hue", "tha", "thi", "ka", "ki", "ke", "ko",
     "se", "mein", "mai", "mei", "aur", "bhi", "nahi", "nahin", "nhi", "yeh", "woh", "iska", "iski", "iske", "uska",
     "uski", "uske", "isse", "usse", "karta", "karti", "karte", "karna", "kiya", "kiye", "jata", "jati", "jate",
     "gaya", "gayi", "gaye", "wala", "wali", "wale", "liye", "sakta", "sakte", "batao", "bataiye", "samjhao",
-    "samjhaiye", "matlab", "antar", "kaam", "banta", "milta",
-})
+    "samjhaiye", "banta", "milta",
+} | set(_FRAME_GLOSS))  # the frame nouns too: "what is ohm ka niyam"
 # markers that tell Hinglish alone, at any length: the question words and request verbs, less those an English word
 # or a name is spelt as ("kin", "kis", "kon", "kia", "kab", "do", "bata") and the short forms that are also the stems
 # of other words ("samjha", "dijiye", "likho"); "hai" and "mein" (names too) are markers, not tells
@@ -118,6 +127,15 @@ LIGHT_VERB = {form: inf for inf, forms in {
 }.items() for form in forms.split()}
 
 
+_POSSESSIVE = frozenset("ka ki ke iska iski iske uska uski uske inka inki inke unka unki unke".split())
+
+
+def _english_use(words: Sequence[str], i: int) -> bool:
+    """Whether "use" at `words[i]` is the English word, not Hindi उसे (him, her): after a possessive ("iska use", its
+    use) or before a light verb ("use hota hai", "use karte")."""
+    return (i > 0 and words[i - 1] in _POSSESSIVE) or (i + 1 < len(words) and words[i + 1] in LIGHT_VERB)
+
+
 def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
                     pair: Callable[[str, str], str | None] | None = None) -> str:
     """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
@@ -133,6 +151,9 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
     while i < len(typed_words):
         typed, w = typed_words[i], low[i]
         n, asked = grammar_at(low, i, _SKIPPED, _QUESTION_PAIRS, _OF)
+        if not n and i and w == low[i - 1] and w.isalpha():  # a word said twice ("baar baar") is read once
+            i += 1
+            continue
         i += n or 1
         if n and not asked:
             continue
@@ -147,7 +168,7 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
             kept.append(_FRAME_GLOSS[w])
         elif w in _REQUEST:
             lead = lead or "explain"
-        elif w not in _FUNCTION:
+        elif w not in _FUNCTION or (w == "use" and _english_use(low, i - 1)):
             light = LIGHT_VERB.get(low[i]) if i < len(low) else None
             if light and pair is not None and not typed.isupper() and (both := pair(w, light)):
                 kept.append(both.lower())
