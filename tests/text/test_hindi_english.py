@@ -237,8 +237,10 @@ def test_a_gloss_of_whole_words_may_replace_the_dictionarys_reading_of_the_words
     assert he.reading_and_unread("काम में समर्थक (backer) क्या है?", {"work"}, dictionary=d,
                                  replace_glossed=True)[0] == "what is work backer"
     assert he.reading_and_unread("AC समर्थक (backer)", dictionary=d, replace_glossed=True)[0] == "AC backer"
-    # a gloss in capitals is a name for the words, kept beside their reading
+    # one word in capitals is a name for the words, kept beside their reading; several are their reading
     assert he.reading_and_unread("अम्ल (HCl) क्या है?", dictionary=d, replace_glossed=True)[0] == "what is acid HCl"
+    assert he.reading_and_unread("समर्थक प्रकाश (Support Light) क्या है?", dictionary=d, replace_glossed=True)[0] == (
+        "what is Support Light")
     # an unread word before it goes, as without the switch
     assert he.reading_and_unread("आसमान समर्थक (sky backer)", dictionary=d, replace_glossed=True) == (
         "sky backer", ())

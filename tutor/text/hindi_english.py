@@ -49,6 +49,7 @@ QWORD = {normalize_hindi(k): v for k, v in {
     "कितनी": "how many", "कौन": "which", "कौनसा": "which", "कौनसी": "which", "कौनसे": "which", "कहाँ": "where",
     "किसे": "what", "किसने": "who", "किस": "which", "किन": "which", "किसको": "whom", "किसका": "whose",
     "किसकी": "whose", "किसके": "whose", "किससे": "what", "किसमें": "which", "किसलिए": "why",
+    "किनका": "whose", "किनकी": "whose", "किनके": "whose", "किनको": "whom", "किनसे": "what", "किनमें": "which",
 }.items()}
 # request verbs: the question asks to explain or tell ("... बताइए", "समझाइए")
 REQUEST = _table("बताइए बताइये बताओ बताएँ बताएं बताये समझाइए समझाइये समझाओ लिखिए लिखिये लिखो कीजिए कीजिये दीजिए")
@@ -259,10 +260,10 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     word it sounds like, tutor/text/loanwords.py, "केरोसिन" -> "kerosene"; or as most people type it,
     `english_as_typed`, "सर्किट" -> "circuit"); it is then read, not unread. With `replace_glossed`, a bracketed
     English gloss of whole words ("प्रतिवर्ती क्रिया (reflex action)") also replaces what the dictionary read for the
-    run of Hindi words just before it ("reversible action"); one with no word in small letters ("(GST)", "(HCl)") is
-    kept beside it, a name for it. `first_listed`: of several merged
-    dictionaries, the first that lists a phrase reads it (`choose_tiers`). Returns the reading ("" where the
-    dictionary is not installed) and those unread Hindi words, as typed."""
+    run of Hindi words just before it ("reversible action"), as does a gloss of several words in capitals ("(Net
+    Attendance Ratio)"); one word with no small letters ("(GST)", "(HCl)") is kept beside it, a name for it.
+    `first_listed`: of several merged dictionaries, the first that lists a phrase reads it (`choose_tiers`). Returns
+    the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
     d = dictionary or load_dictionary()
@@ -271,10 +272,10 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     text = ascii_digits(question)
     found = [m for m in _TOKEN.finditer(text) if not _DEV.match(m.group()) or normalize_hindi(m.group())]
     typed = [m.group() for m in found]
-    # "अनुमस्तिष्क (cerebellum)": the student's own English; one without a word in small letters ("(GST)", "(HCl)") is a
-    # name for the words, not their reading
+    # "अनुमस्तिष्क (cerebellum)", "शुद्ध उपस्थिति अनुपात (Net Attendance Ratio)": the student's own English; one word
+    # without small letters ("(GST)", "(HCl)") is a name for the words, not their reading
     glosses = {m.start(1): any(w.isalpha() and w.islower() for w in m.group(1).split())
-               for m in _GLOSS.finditer(text)}
+               or sum(w.isalpha() for w in m.group(1).split()) > 1 for m in _GLOSS.finditer(text)}
     glossed = [m.start() in glosses for m in found]
     worded = [glosses.get(m.start(), False) for m in found]
     toks = [(normalize_hindi(t) if _DEV.match(t) else t) for t in typed]
