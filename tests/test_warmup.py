@@ -92,7 +92,7 @@ def test_the_warm_up_loads_the_dictionaries_hindi_and_hinglish_questions_are_rea
     hinglish_dictionary._SPELLERS.clear()
     report = warm_tutor(PolicyTutor(library, load_policy()))
     assert {"Devanagari dictionary", "typed spellings", "Hinglish dictionary", "Dakshina", "learnt spelling",
-            "senses' cosines"} <= set(report.readings)  # the shipped policy's
+            "senses' cosines", "word commonness"} <= set(report.readings)  # the shipped policy's
     assert hinglish_dictionary._SPELLERS  # the first Hinglish question finds the spelling model built
     off = load_policy().with_values(hinglish_dictionary=False, hindi_typed_english=False,
                                     hindi_sense_by_meaning=False, hinglish_sense_by_meaning=False)

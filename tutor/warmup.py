@@ -51,9 +51,11 @@ def warm_library(library, report: WarmReport | None = None) -> WarmReport:
 def warm_readings(policy) -> list[str]:
     """The dictionaries a Hindi or Hinglish question is read with (tutor/text/readings.py), loaded as `policy` reads
     them: FreeDict and Shabdanjali merged, the English words Dakshina's annotators typed for Devanagari ones (0.4 s),
-    Dakshina's romanisations, the romanised index and the learnt spelling, and the senses' cosines
+    Dakshina's romanisations with e5's tokenizer that ranks them (tutor/text/commonness.py), the romanised index and
+    the learnt spelling, and the senses' cosines
     (tutor/text/senses.py) where a reading chooses senses by meaning. The first such question paid for them (0.6 s for
     Devanagari, 2.8 s more for Hinglish, measured 2026-11-27). Returns what was loaded."""
+    from tutor.text.commonness import log_probability
     from tutor.text.hinglish_dictionary import dakshina, latin_index, learnt_spelling, typed_spellings
     from tutor.text.lexicons import english_words, reading_dictionary
     from tutor.text.senses import meanings
@@ -71,6 +73,8 @@ def warm_readings(policy) -> list[str]:
         loaded.append("Hinglish dictionary")
         if policy.hinglish_dakshina and dakshina() is not None:
             loaded.append("Dakshina")
+            if policy.hinglish_common_spelling and log_probability("तार") is not None:
+                loaded.append("word commonness")
         if policy.hinglish_transliteration and learnt_spelling(d, policy.min_transliteration_score) is not None:
             loaded.append("learnt spelling")
     return loaded
