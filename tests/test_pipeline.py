@@ -604,6 +604,22 @@ def test_with_its_own_threshold_a_refused_hinglish_question_goes_to_the_cross_li
     assert t.ask(asked, "10", "science").was_refusal and not judge.calls
 
 
+def test_with_its_bar_set_a_refused_hinglish_question_is_judged_respelt_in_devanagari(library, audit):
+    asked = "light ka pani me mudna kya kehlata hai"  # refused by the English path, as above
+    t = build_tutor(library, policy=policy(cross_lingual=True, min_cross_lingual_score=0.95,
+                                           hinglish_cross_lingual_score=0.0, hinglish_respelt_score=0.5),
+                    audit=audit, models=False)
+    t.cross_judge = judge = NeedleJudge("passes from air into water")
+    ans = t.ask(asked, "10", "science")
+    (read,) = {q for q, _ in judge.calls}
+    assert "पानी" in read and "light" in read and "pani" not in read  # Dakshina's spelling; the shelf's word kept
+    assert not ans.was_refusal and check(ans.checks, "cross_lingual_judge").threshold == 0.5
+    assert audit.rows(limit=1)[0]["question"] == asked  # logged as typed
+    t.policy = t.policy.with_values(hinglish_respelt_score=0.0)  # unset: not judged (no Hinglish bar either)
+    t.cross_judge = judge = NeedleJudge("passes from air into water")
+    assert t.ask(asked, "10", "science").was_refusal and not judge.calls
+
+
 def test_a_hinglish_questions_reading_is_read_by_the_reader_of_readings_and_an_english_question_by_the_reader(
         library, audit):
     t = build_tutor(library, policy=policy(reader=True, min_reader_probability=0.5), audit=audit, models=False)

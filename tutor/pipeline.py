@@ -51,7 +51,7 @@ from tutor.safety.inputs import cut, input_refusal
 from tutor.store.shelf import Shelf, ShelfKey
 from tutor.suggestions import Suggestion, suggest_instead
 from tutor.text.language import ENGLISH, HINDI
-from tutor.text.readings import shelf_reading
+from tutor.text.readings import hinglish_respelt, shelf_reading
 from tutor.text.terms import TermStats, valid_text
 from tutor.types import (
     PASTED_TEXT,
@@ -165,13 +165,17 @@ class Tutor(KindFollowups):
                 if q.reading:  # Hinglish: Hindi words read through the dictionary where the policy says so, or named
                     got, unread = self._shelf_reading(question, str(klass), subject, hinglish=True)
                     q = replace(q, reading=got or q.reading, unread=unread)
+                    if p.hinglish_respelt_score:  # and in Devanagari, for the cross-lingual judge
+                        stats = self.library.term_stats(self.library.shelf(str(klass), subject))
+                        q = replace(q, respelt=hinglish_respelt(question, stats, p))
                 elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
                     reading, unread = self._shelf_reading(question, str(klass), subject)
                     q = replace(q, reading=reading, unread=unread, read_from="Hindi")
                 res = (resolve_on_shelf(q, str(klass), subject, previous)
                        if p.resolve_followups else Resolution(q.gate_text, q.gate_text, False))
                 q = replace(q, resolved=res.resolved, followup=res.followup)
-                cross = bool(q.reading) and (q.read_from == "Hindi" or bool(p.hinglish_cross_lingual_score))
+                cross = bool(q.reading) and (q.read_from == "Hindi" or bool(p.hinglish_cross_lingual_score)
+                                             or bool(q.respelt))
                 ans = self._ask_library(q, str(klass), subject, timer, on_token, res, cross)
                 # the dictionary, not the book, may lack them: retrieval (and the judge's chunks) read without them
                 if q.about_you and ans.reason in BOOK_REFUSALS:  # no book answers what the student does or thinks

@@ -2,7 +2,8 @@
 
 Loaded from `tutor/policy.toml` (the calibrated defaults), then from a TOML file named by `TUTOR_POLICY`, then from
 environment variables `TUTOR_<FIELD>` (e.g. `TUTOR_MIN_CONFIDENCE=0.5`). Impossible values are rejected at
-construction with the field's name, so no check ever runs on a nonsense threshold.
+construction with the field's name, so no check ever runs on a nonsense threshold. Long because every field is
+declared here, with its range and the help the policy's pages show: one place for the whole policy.
 """
 from __future__ import annotations
 
@@ -134,6 +135,9 @@ class Policy:
                                                "words unread needs; 0: min_cross_lingual_score", 0, 1)
     hinglish_cross_lingual_score: float = _f(0.0, "the judge's score a Hinglish question (Hindi in Latin letters) "
                                              "needs; 0: Hinglish questions are not judged across languages", 0, 1)
+    hinglish_respelt_score: float = _f(0.0, "the judge's score a Hinglish question needs when the judge reads it "
+                                       "respelt in Devanagari as Dakshina's annotators type (the shelf's English "
+                                       "words kept); 0: not so read (hinglish_cross_lingual_score decides)", 0, 1)
     cross_lingual_chunks: int = _f(5, "evidence chunks the cross-lingual judge reads", 1, 20)
     min_support_probability: float = _f(0.5, "the support head's probability (0-1) each LLM sentence needs", 0, 1)
     min_sentence_coverage: float = _f(0.25, "weighted share of question terms the chosen sentences must cover", 0, 1)

@@ -48,6 +48,7 @@ class Question:
     reading: str = ""  # the English reading of a Hindi or Hinglish question ("" for English)
     read_from: str = ""  # what the reading was made from: "Hindi" or "Hinglish"
     unread: tuple[str, ...] = ()  # Hindi words no dictionary read (named to the student on a refusal)
+    respelt: str = ""  # a Hinglish question respelt in Devanagari, for the cross-lingual judge ("" when not)
     resolved: str = ""  # after the follow-up resolution (tutor/retrieval/followup.py); "" until it is made
     followup: bool = False  # it leaned on the conversation's previous turn
     asked: str = ""  # what retrieval and the gate read; "" until the pipeline sets it (then `text` is read)

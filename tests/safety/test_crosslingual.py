@@ -195,6 +195,27 @@ def test_a_devanagari_question_with_unread_words_may_be_held_to_its_own_threshol
     assert not cross_decision(NeedleJudge("Four.", 0.8, 0.1), unread, found, gate, same)[0].passed
 
 
+def test_a_hinglish_question_respelt_in_devanagari_is_read_so_and_held_to_that_bar():
+    from dataclasses import replace
+
+    from tutor.question import Question
+
+    found = hits((SIX, 0.5), (LIGHT[0], 0.4))
+    gate = decide("what four", found, policy(), TermStats([SIX.text]))
+    typed = Question.of("char kya hai")
+    respelt = replace(typed, respelt="चार क्या है")
+    on = policy(cross_lingual_unit="window", min_cross_lingual_score=0.5, hinglish_cross_lingual_score=0.0,
+                hinglish_respelt_score=0.7)
+    judge = NeedleJudge("Four.", 0.8, 0.1)
+    assert cross_decision(judge, respelt, found, gate, on)[0].passed
+    assert {q for q, _ in judge.calls} == {"चार क्या है"}  # the respelling, not the Latin letters
+    assert not cross_decision(NeedleJudge("Four.", 0.8, 0.1), respelt, found, gate,
+                              on.with_values(hinglish_respelt_score=0.85))[0].passed
+    # no respelling (Dakshina absent), or the bar unset: the typed question's own rule, here not judged at all
+    assert cross_decision(judge, typed, found, gate, on) == (gate, None)
+    assert cross_decision(judge, respelt, found, gate, on.with_values(hinglish_respelt_score=0.0)) == (gate, None)
+
+
 def test_warming_a_store_that_has_every_vector_loads_no_e5(tmp_path):
     store = VectorCache(tmp_path / "vectors.sqlite3", "e5:passage", 2)
     E5Similarity(CountingE5(), store=store).warm(["a1", "b1"])

@@ -206,10 +206,14 @@ def cross_decision(judge: ReaderModel, question: Question | str, hits: Sequence[
     (Latin letters) is held to its own threshold, `hinglish_cross_lingual_score`: e5's cosines of romanised Hindi sit
     on another scale, and a Devanagari question whose reading left Hindi words unread to
     `min_cross_lingual_score_unread` where set: its English path read less of it. The judge reads the student's own
-    words (`Question.text`), not the English reading."""
+    words (`Question.text`), not the English reading; a Hinglish question respelt in Devanagari (`Question.respelt`,
+    where `hinglish_respelt_score` is set) is read so, to that bar."""
     q = as_question(question)
     question = q.text
-    if not q.in_devanagari:
+    if not q.in_devanagari and q.respelt and policy.hinglish_respelt_score:  # Hinglish, read in Devanagari
+        question = q.respelt
+        policy = policy.with_values(min_cross_lingual_score=policy.hinglish_respelt_score)
+    elif not q.in_devanagari:
         if not policy.hinglish_cross_lingual_score:  # Hinglish is not judged across languages: the refusal stands
             return gate, None
         policy = policy.with_values(min_cross_lingual_score=policy.hinglish_cross_lingual_score)

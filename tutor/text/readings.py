@@ -73,3 +73,16 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword if readers else None,
                               first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
                               replace_glossed=policy is not None and policy.hindi_gloss_replaces)
+
+
+def hinglish_respelt(question: str, stats: TermStats, policy) -> str:
+    """A Hinglish question respelt in Devanagari as Dakshina's annotators type its words (`devanagari_reading`: the
+    shelf's English words, numbers and capitals kept), for the cross-lingual judge to read as it reads a question typed
+    in Devanagari; "" where Dakshina is not installed or no word is respelt."""
+    romanisations = dakshina()
+    if romanisations is None:
+        return ""
+    dictionary = reading_dictionary(policy.hinglish_shabdanjali)
+    spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
+                if dictionary is not None and policy.hinglish_transliteration else None)
+    return devanagari_reading(question, romanisations, ShelfVocabulary(stats), spelling)
