@@ -209,6 +209,8 @@ def test_a_hinglish_question_respelt_in_devanagari_is_read_so_and_held_to_that_b
     judge = NeedleJudge("Four.", 0.8, 0.1)
     assert cross_decision(judge, respelt, found, gate, on)[0].passed
     assert {q for q, _ in judge.calls} == {"चार क्या है"}  # the respelling, not the Latin letters
+    assert "read as 'चार क्या है'" in check(cross_decision(judge, respelt, found, gate, on)[0].checks,
+                                           "cross_lingual_judge").detail  # shown in the diagnostics
     assert not cross_decision(NeedleJudge("Four.", 0.8, 0.1), respelt, found, gate,
                               on.with_values(hinglish_respelt_score=0.85))[0].passed
     # no respelling (Dakshina absent), or the bar unset: the typed question's own rule, here not judged at all

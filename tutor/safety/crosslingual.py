@@ -229,8 +229,9 @@ def cross_decision(judge: ReaderModel, question: Question | str, hits: Sequence[
     ok = best.probability >= policy.min_cross_lingual_score
     what = ("P(the window answers)" if policy.cross_lingual_judge == "reader" else
             f"cosine of the question and the {policy.cross_lingual_unit}")
-    detail = (f"{policy.cross_lingual_judge}: {what} {best.probability:.3f} in {best.chunk_id} (p. {best.page}), best "
-              f"of {len(scores)}: " + ", ".join(f"{v:.3f}" for v in scores)
+    read_as = f"read as {question!r}; " if question != q.text else ""  # a Hinglish question respelt
+    detail = (read_as + f"{policy.cross_lingual_judge}: {what} {best.probability:.3f} in {best.chunk_id} "
+              f"(p. {best.page}), best of {len(scores)}: " + ", ".join(f"{v:.3f}" for v in scores)
               + (f"; answer span: {best.span!r}" if best.span else ""))
     check = Check("cross_lingual_judge", "gate", ok, best.probability, policy.min_cross_lingual_score, detail,
                   Reason.READER_NOT_ANSWERABLE)
