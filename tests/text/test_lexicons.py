@@ -232,6 +232,20 @@ def test_for_a_shelf_with_hindi_chapters_a_hinglish_question_is_respelt_in_devan
     assert devanagari_reading("what is DNA", r, Shelf({"what": 1})) == ""  # nothing respelt: no reading
 
 
+def test_the_judge_reads_a_hinglish_question_respelt_for_english_chapters_only():
+    """The shipped Dakshina file, on statistics made here: English chapters get the respelling (their own words kept);
+    a shelf with Hindi chapters gets none, since it reads the respelt question itself."""
+    from tutor.policy import load_policy
+    from tutor.text.readings import hinglish_respelt
+    from tutor.text.terms import TermStats
+
+    english = TermStats(["Light bends when it passes from air into water."])
+    respelt = hinglish_respelt("light ka pani me mudna kya kehlata hai", english, load_policy())
+    assert "पानी" in respelt and "light" in respelt.split() and "pani" not in respelt
+    hindi = TermStats(["प्रकाश का अपवर्तन तब होता है जब प्रकाश हवा से पानी में जाता है।"])
+    assert hinglish_respelt("light ka pani me mudna kya kehlata hai", hindi, load_policy()) == ""
+
+
 def test_english_and_shelf_words_are_not_read_as_hindi_even_when_dakshina_lists_them(shabd):
     r = romanisations(PAIRS + [("आयरन", "iron", 3)])
     assert latin_gloss("iron", Shelf({"iron": 5}), dictionary=shabd, romanised=r) is None

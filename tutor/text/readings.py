@@ -78,9 +78,10 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
 def hinglish_respelt(question: str, stats: TermStats, policy) -> str:
     """A Hinglish question respelt in Devanagari as Dakshina's annotators type its words (`devanagari_reading`: the
     shelf's English words, numbers and capitals kept), for the cross-lingual judge to read as it reads a question typed
-    in Devanagari; "" where Dakshina is not installed or no word is respelt."""
+    in Devanagari; "" where Dakshina is not installed or no word is respelt, and for a shelf with Hindi chapters (they
+    read the respelt question themselves: `shelf_reading`; the judge is for English chapters)."""
     romanisations = dakshina()
-    if romanisations is None:
+    if romanisations is None or HINDI in stats.languages:
         return ""
     dictionary = reading_dictionary(policy.hinglish_shabdanjali)
     spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
