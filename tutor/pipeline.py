@@ -166,8 +166,7 @@ class Tutor(KindFollowups):
                     got, unread = self._shelf_reading(question, str(klass), subject, hinglish=True)
                     q = replace(q, reading=got or q.reading, unread=unread)
                     if p.hinglish_respelt_score:  # and in Devanagari, for the cross-lingual judge
-                        stats = self.library.term_stats(self.library.shelf(str(klass), subject))
-                        q = replace(q, respelt=hinglish_respelt(question, stats, p))
+                        q = replace(q, respelt=hinglish_respelt(question, self._shelf_stats(str(klass), subject), p))
                 elif lang == HINDI:  # Devanagari, asked of a shelf with no Hindi chapter: read as English
                     reading, unread = self._shelf_reading(question, str(klass), subject)
                     q = replace(q, reading=reading, unread=unread, read_from="Hindi")
@@ -210,8 +209,10 @@ class Tutor(KindFollowups):
                        hinglish: bool = False) -> tuple[str, tuple[str, ...]]:
         """tutor/text/readings.py on this shelf (and policy): the reading of a Devanagari (or Hinglish) question for a
         shelf with no Hindi chapter, and the Hindi words it could not read."""
-        stats = self.library.term_stats(self.library.shelf(klass, subject))
-        return shelf_reading(question, stats, hinglish, self.policy)
+        return shelf_reading(question, self._shelf_stats(klass, subject), hinglish, self.policy)
+
+    def _shelf_stats(self, klass: str, subject: str) -> TermStats:
+        return self.library.term_stats(self.library.shelf(klass, subject))
 
     def _reader_for(self, lang: str) -> ReaderModel | None:  # a Hindi question's reading: the reader of readings
         return self.hindi_reader if lang == HINDI and self.hindi_reader is not None else self.reader

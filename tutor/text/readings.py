@@ -46,8 +46,7 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     dictionary = reading_dictionary(on)
     if hinglish:  # Hindi words read through the dictionary where the policy says so; those left as typed, named
         romanisations = dakshina() if policy is not None and policy.hinglish_dakshina else None
-        spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
-                    if dictionary is not None and policy is not None and policy.hinglish_transliteration else None)
+        spelling = _learnt_spelling(dictionary, policy)
         if HINDI in stats.languages:  # Hindi chapters read the question respelt in Devanagari, with the same spellings
             return (devanagari_reading(question, romanisations, vocabulary, spelling)
                     if romanisations is not None else ""), ()
@@ -83,7 +82,11 @@ def hinglish_respelt(question: str, stats: TermStats, policy) -> str:
     romanisations = dakshina()
     if romanisations is None or HINDI in stats.languages:
         return ""
-    dictionary = reading_dictionary(policy.hinglish_shabdanjali)
-    spelling = (learnt_spelling(dictionary, policy.min_transliteration_score)
-                if dictionary is not None and policy.hinglish_transliteration else None)
+    spelling = _learnt_spelling(reading_dictionary(policy.hinglish_shabdanjali), policy)
     return devanagari_reading(question, romanisations, ShelfVocabulary(stats), spelling)
+
+
+def _learnt_spelling(dictionary, policy):
+    """The learnt spelling a Hinglish word falls back on (`learnt_spelling`) where the policy turns it on; else None."""
+    return (learnt_spelling(dictionary, policy.min_transliteration_score)
+            if dictionary is not None and policy is not None and policy.hinglish_transliteration else None)
