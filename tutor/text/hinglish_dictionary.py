@@ -218,12 +218,10 @@ def through_devanagari(word: str, romanised: Romanisations, d: Dictionary,
     """The English of a typed Hindi word by way of its Devanagari spelling: each Devanagari word it is typed for, best
     attested first, looked up in `d` as written and by its uninflected forms; then the same for the typed word's own
     uninflected forms ("lohe" -> लोहे -> लोहा -> "iron"). None where no spelling is read."""
-    for form in [word] + latin_lemmas(word):
-        for dev in romanised.devanagari(form):
-            key = normalize_hindi(dev)
-            for f in [key] + lemmas(key):
-                if senses := d.senses(f):
-                    return choose_tiers(senses, vocabulary, phrase=d.key(f))
+    for key in _spellings(word, romanised):
+        for f in [key] + lemmas(key):
+            if senses := d.senses(f):
+                return choose_tiers(senses, vocabulary, phrase=d.key(f))
     return None
 
 
@@ -233,12 +231,19 @@ def with_light_verb(word: str, light: str, romanised: Romanisations, d: Dictiona
     the dictionary lists the pair: "theek" + "karte" -> ठीक करना -> "correct"; "shuru" + "hua" -> शुरू होना ->
     "start". By the word's Devanagari spellings (Dakshina), as written and as the masculine of a feminine adjective
     ("poori karni" -> पूरा करना). None where no pair is listed (the word is then read alone)."""
+    for key in _spellings(word, romanised):
+        senses, phrase = conjunct_verb(key, light, d)
+        if senses:
+            return choose_tiers(senses, vocabulary, phrase=phrase)
+    return None
+
+
+def _spellings(word: str, romanised: Romanisations) -> Iterator[str]:
+    """The Devanagari words (normalised) a typed word is typed for, in `romanised`'s order, then those of its
+    uninflected forms."""
     for form in [word] + latin_lemmas(word):
         for dev in romanised.devanagari(form):
-            senses, phrase = conjunct_verb(normalize_hindi(dev), light, d)
-            if senses:
-                return choose_tiers(senses, vocabulary, phrase=phrase)
-    return None
+            yield normalize_hindi(dev)
 
 
 def romanised_heads(word: str, index: LatinIndex) -> tuple[str, ...]:

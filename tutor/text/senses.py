@@ -35,11 +35,6 @@ def e5_similarity(word: str, candidates: Sequence[str]) -> list[float]:
     return [float(v @ vecs[0]) for v in vecs[1:]]
 
 
-def e5_meaning(phrase: str, candidates: Sequence[str]) -> list[float]:
-    """Multilingual e5's cosine of a Hindi phrase and each English candidate, computed now."""
-    return e5_similarity(phrase, list(candidates))
-
-
 def read_senses(path: Path = SENSES) -> dict[str, str]:
     """The shipped cosines: Hindi phrase -> its row's cells, unparsed (`cosines` parses one when it is asked for; the
     whole file parsed takes seconds, this a fraction of one). Rows `hindi`, then `english=cosine` cells (the cosine in
@@ -91,7 +86,7 @@ def choose_by_meaning(senses: tuple[tuple[str, ...], ...], vocabulary, phrase: s
 class Meanings:
     """`Meaning` from the shipped cosines, e5 computing what they lack (`fallback`)."""
 
-    def __init__(self, table: dict[str, str], fallback=e5_meaning):
+    def __init__(self, table: dict[str, str], fallback=e5_similarity):
         self.table = table
         self.fallback = fallback
 
