@@ -81,6 +81,22 @@ def test_a_short_factual_question_is_told_by_its_question_word_anywhere_near_the
     assert Question.of(text).asks_fact is fact
 
 
+@pytest.mark.parametrize("text, thing", [
+    ("Which gas do chips manufacturers fill bags of chips with?", True),
+    ("In which year was the Reserve Bank of India set up?", True),
+    ("Who founded Young Italy?", True),
+    ("Where is the headquarters of the World Trade Organisation?", True),
+    ("How many pairs of cranial nerves arise from our brain?", True),
+    ("What is a food chain?", False),  # a description, which no span is
+    ("What happens at the synapse between two neurons?", False),
+    ("Name a device that helps to maintain a potential difference across a conductor.", False),
+    ("Why is the sky blue?", False),
+    ("Explain which gas is given off when zinc meets acid.", False),  # not a short factual question at all
+])
+def test_a_question_after_something_the_book_must_name_is_told_by_its_question_word(text, thing):
+    assert Question.of(text).asks_thing is thing
+
+
 @pytest.mark.parametrize("text, about_you", [
     ("Do you compare the price paid by you with those of others?", True),
     ("Do you agree with this view? Give reasons.", True),

@@ -35,7 +35,7 @@ from tutor.safety.answerability import (
     lead_with_span,
     llm_support_check,
     read_decision,
-    span_finding,
+    span_decision,
 )
 from tutor.safety.checks import (
     check_citations,
@@ -95,7 +95,8 @@ class Tutor(KindFollowups):
         self.reader = reader  # the answerability reader (tutor/reader/model.py); None: its checks are not made
         self.hindi_reader = hindi_reader  # reads a Hinglish or Devanagari question's English reading, where given
         self.answerer = answerer or ExtractiveAnswerer()
-        self.span_reader = None if self.answerer.uses_llm else span_reader  # the bold answer's; an LLM writes its own
+        # the bold answer's (an LLM writes its own) and the gate's span check's, whatever the answerer
+        self.span_reader = span_reader
         self.cross_judge = cross_judge  # decides Hindi questions about English chapters (tutor/safety/crosslingual.py)
         self.clock = clock  # the time budget's clock (a test passes a fake one)
         self.releases = ReleaseSync.started(audit, policy.release_refresh_s)  # released sentences, read now and then
@@ -274,7 +275,8 @@ class Tutor(KindFollowups):
             with timer.stage("reader"):
                 band, found = read_decision(reader, q, decision, rp)
                 decision = widened(band, hits, q, stats, p)  # what a passed answer may quote, for the span reader
-                found = span_finding(self.span_reader if reader is self.reader else None, q, decision, found, p, band)
+                span_reader = self.span_reader if reader is self.reader else None
+                decision, found = span_decision(span_reader, q, decision, found, p, band)
             timer.check("reader")
         else:
             decision = widened(decision, hits, q, stats, p)

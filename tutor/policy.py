@@ -111,6 +111,10 @@ class Policy:
     span_reader: bool = _f(True, "find the direct answer (the bold first line) and the sentence it leads with the span "
                            "reader trained on SQuAD 1.1 (data/models/span-reader), where it ships; the gate's reader "
                            "still decides whether to answer")
+    min_thing_span_probability: float = _f(0.0, "a question typed in English that asks for something the book must "
+                                           "name (who, where, when, which, how many: Question.asks_thing) is "
+                                           "answered only when the span reader finds an answer of that kind in the "
+                                           "sentence it leads with this probability (0-1; 0: not checked)", 0, 1)
     span_reader_windows: int = _f(1, "evidence windows the span reader reads for a short factual question's direct "
                                   "answer (the one with the reader's highest P leads; 0: as many as reader_windows)",
                                   0, 10)

@@ -3,16 +3,26 @@ reads, the gate check (a question is answered only if some window answers it), t
 extractive answer, the support check on LLM sentences, and the calibration and held-out split that read it."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
 from tutor.answering.extractive import Draft
-from tutor.evaluation.calibrate import accepts
+from tutor.evaluation.calibrate import accepts, gate_values, permissive
 from tutor.evaluation.questions import Question, split_questions
 from tutor.pipeline import Tutor
+from tutor.question import HINGLISH
+from tutor.question import Question as Asked
 from tutor.reader.model import Reading
-from tutor.safety.answerability import check_support, finding, lead_with_span, read_decision, span_finding, windows
+from tutor.safety.answerability import (
+    check_support,
+    finding,
+    lead_with_span,
+    read_decision,
+    span_decision,
+    span_finding,
+    windows,
+)
 from tutor.safety.gate import decide, widened
 from tutor.testing import RecordingAnswerer
 from tutor.text.terms import TermStats
@@ -30,6 +40,7 @@ class FakeReader:
     p: float = 0.9
     other: float = 0.05
     span: str = ""
+    span_p: float = 1.0  # P(this span), the span head's
     support: float = 0.9
     read_calls: list = field(default_factory=list)
     support_calls: list = field(default_factory=list)
@@ -40,8 +51,9 @@ class FakeReader:
         for t in passages:
             hit = bool(self.needle) and self.needle in t
             i = t.find(self.span) if hit and self.span else -1
-            out.append(Reading(self.p if hit else self.other, self.span if i >= 0 else "",
-                               max(i, 0), max(i, 0) + len(self.span) if i >= 0 else 0))
+            start, end = max(i, 0), max(i, 0) + len(self.span) if i >= 0 else 0
+            out.append(Reading(self.p if hit else self.other, self.span if i >= 0 else "", start, end,
+                               spans=((start, end, self.span_p),) if i >= 0 else ()))
         return out
 
     def supports(self, claims, texts):
@@ -196,11 +208,11 @@ def test_the_span_reader_finds_the_direct_answer_and_never_decides(library):
     off = Tutor(library, policy(span_reader=False), reader=gate, span_reader=spans)
     assert off.ask("What is the power of a lens measured in?", "10", "science").direct_answer == "lens"
     assert len(spans.read_calls) == 1
-    # an LLM writes its own sentences: no span is read for it
+    # an LLM writes its own sentences: the span is read (the gate's span check reads it) but leads nothing
     llm = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
-    Tutor(library, policy(), answerer=llm, reader=gate, span_reader=spans).ask(
+    by_llm = Tutor(library, policy(), answerer=llm, reader=gate, span_reader=spans).ask(
         "What is the power of a lens measured in?", "10", "science")
-    assert llm.calls and len(spans.read_calls) == 1
+    assert llm.calls and len(spans.read_calls) == 2 and by_llm.direct_answer == ""
 
 
 def test_support_check_fails_an_unsupported_llm_sentence_and_skips_quotes():
@@ -254,6 +266,22 @@ def test_calibration_reads_the_reader_probability():
     assert accepts(g, policy(min_reader_probability=0.2))
     assert accepts(g, policy(min_reader_probability=0.5, reader=False))
     assert accepts({**g, "reader_p": 1.0}, policy(min_reader_probability=0.9))  # not read: no constraint
+
+
+def test_calibration_replays_the_span_check_from_the_span_probability_measured_with_it_off(library):
+    g = {"best": 0.8, "unknown": 0.0, "term_coverage": 1.0, "answerability": 1.0, "numbers_ok": 1.0, "mean": 0.8,
+         "polarity_ok": 1.0, "definition": 0.0, "type_ok": 1.0, "names_ok": 1.0, "reader_p": 0.9,
+         "thing_span_p": 0.05}
+    assert not accepts(g, policy(min_thing_span_probability=0.2))
+    assert accepts(g, policy(min_thing_span_probability=0.01)) and accepts(g, policy(min_thing_span_probability=0.0))
+    assert accepts({k: v for k, v in g.items() if k != "thing_span_p"}, policy(min_thing_span_probability=0.9))
+    # the permissive policy calibration records under measures it without refusing on it
+    assert permissive(policy(min_thing_span_probability=0.2)).min_thing_span_probability == 0.0
+    gate = FakeReader(needle="dioptres", span="dioptres")
+    t = Tutor(library, permissive(policy(min_thing_span_probability=0.2)), reader=gate,
+              span_reader=FakeReader(needle="dioptres", span="dioptres", span_p=0.05))
+    ans = t.ask("In which unit is the power of a lens measured?", "10", "science")
+    assert not ans.was_refusal and gate_values(ans)["thing_span_p"] == pytest.approx(0.05)
 
 
 def test_calibration_reads_as_many_windows_as_the_policy_reads():
@@ -351,3 +379,43 @@ def test_the_span_reader_still_reads_the_bands_windows_when_a_joined_chunk_outra
     spans.read_calls.clear()
     assert span_finding(spans, q, band, None, p, band).span == "boundary"
     assert [len(passages) for _, passages in spans.read_calls] == [1]
+
+
+def test_a_question_after_something_named_is_refused_when_the_span_reader_finds_no_likely_answer(library):
+    q = "In which unit is the power of a lens measured?"
+    gate = FakeReader(needle="dioptres", span="dioptres")  # the gate's reader would answer it
+    llm = RecordingAnswerer(reply="The power of a lens is measured in dioptres. [1]")
+    unsure = FakeReader(needle="dioptres", span="dioptres", span_p=0.05)
+    ans = Tutor(library, policy(min_thing_span_probability=0.2), answerer=llm, reader=gate,
+                span_reader=unsure).ask(q, "10", "science")
+    assert ans.was_refusal and ans.reason == "reader_not_answerable" and not llm.calls  # before any LLM call
+    span_check = next(c for c in ans.checks if c.name == "answer_span")
+    assert not span_check.passed and span_check.value == pytest.approx(0.05) and span_check.threshold == 0.2
+    assert ans.measures["thing_span_p"] == pytest.approx(0.05)
+    sure = FakeReader(needle="dioptres", span="dioptres", span_p=0.6)
+    ans = Tutor(library, policy(min_thing_span_probability=0.2), reader=gate, span_reader=sure).ask(q, "10", "science")
+    assert not ans.was_refusal and ans.direct_answer == "dioptres"
+    assert next(c for c in ans.checks if c.name == "answer_span").passed
+    # not checked at 0, nor for a question that asks for a description ("what ... in?" is not "which")
+    off = Tutor(library, policy(min_thing_span_probability=0.0), reader=gate, span_reader=unsure)
+    assert not off.ask(q, "10", "science").was_refusal
+    on = Tutor(library, policy(min_thing_span_probability=0.2), reader=gate, span_reader=unsure)
+    described = on.ask("What is the power of a lens measured in?", "10", "science")
+    assert not described.was_refusal and all(c.name != "answer_span" for c in described.checks)
+
+
+def test_the_span_check_wants_an_answer_of_the_kind_asked_and_reads_no_reading():
+    decision, p = _decision("Who measured the power of a lens in dioptres?", [(LONG, 0.8)],
+                            min_thing_span_probability=0.2, min_sentence_coverage=0.0, min_term_coverage=0.0,
+                            require_answer_type=False, require_names=False)
+    assert decision.passed
+    # the span is sure, but "who" asks for a name and "dioptres" is none: nothing of the kind to point at
+    spans = FakeReader(needle="dioptres", span="dioptres", span_p=0.9)
+    out, found = span_decision(spans, "Who measured the power of a lens in dioptres?", decision, None, p)
+    assert found.span == "dioptres" and not out.passed and out.values["thing_span_p"] == 0.0
+    assert "no answer of the kind asked" in out.checks[-1].detail
+    # a Hinglish question's English reading is telegraphic: the span reader's P says little of it, so it is not held
+    typed = Asked.of("Who measured the power of a lens in dioptres?")
+    reading = replace(typed, reading=typed.text, script=HINGLISH)
+    out, _ = span_decision(spans, reading, decision, None, p)
+    assert out.passed and out is decision

@@ -32,7 +32,7 @@ READ_WINDOWS = 3
 _GATE_VALUES = {"best": ("best", -1.0), "unknown": ("unknown", 0.0), "term_coverage": ("coverage", 0.0),
                 "answerability": ("sentence_coverage", 0.0), "numbers_ok": ("numbers_ok", 1.0), "mean": ("mean", -1.0),
                 "polarity_ok": ("polarity_ok", 1.0), "definition": ("definition", 0.0), "type_ok": ("type_ok", 1.0),
-                "names_ok": ("names_ok", 1.0), "reader_p": ("reader_p", 1.0)}
+                "names_ok": ("names_ok", 1.0), "reader_p": ("reader_p", 1.0), "thing_span_p": ("thing_span_p", 1.0)}
 _WINDOW_P = tuple(f"reader_p{k}" for k in range(1, READ_WINDOWS + 1))
 
 
@@ -55,7 +55,8 @@ def permissive(policy: Policy) -> Policy:
     opened = dict(min_confidence=-1.0, min_term_coverage=0.0, min_sentence_coverage=0.0,
                   min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
                   require_negation_match=False, require_answer_type=False, require_names=False,
-                  min_reader_probability=0.0, reader_windows=max(policy.reader_windows, READ_WINDOWS))
+                  min_reader_probability=0.0, min_thing_span_probability=0.0,
+                  reader_windows=max(policy.reader_windows, READ_WINDOWS))
     # a model's own settings (policy.for_model) must not close again what is opened here
     models = {m: {**over, **opened} for m, over in policy.models.items()}
     return policy.with_values(**opened, models=models)
@@ -81,6 +82,8 @@ def accepted(c: dict[str, np.ndarray], policy: Policy) -> np.ndarray:
             ok &= c[value] >= 1
     if policy.reader:
         ok &= c.get(f"reader_p{policy.reader_windows}", c["reader_p"]) >= policy.min_reader_probability
+    if policy.min_thing_span_probability:  # the span check (answerability.span_decision): 1.0 where it was not made
+        ok &= c["thing_span_p"] >= policy.min_thing_span_probability
     return ok
 
 

@@ -69,6 +69,7 @@ def judge(q: Question, ans: TutorAnswer) -> dict[str, Any]:
             "covered": q.expect == "answer" and cites_gold, "page_ok": page_ok, "answer_ok": answer_ok,
             "direct_ok": direct_ok, "first_ok": first_ok, "direct_answer": ans.direct_answer if answered else "",
             "direct_p": ans.measures.get("direct_p") if answered else None,
+            "thing_span_p": ans.measures.get("thing_span_p"),  # the span check's (answered or not): bars replayed
             "ms": sum(v for k, v in ans.timings_ms.items() if k != "audit"), "confidence": ans.confidence,
             "reader_ms": ans.timings_ms.get("reader"), "reader_p": ans.measures.get("reader_p"),
             "cross_lingual_ms": ans.timings_ms.get("cross_lingual"),

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from tutor.answering.extractive import Draft
 from tutor.policy import Policy
-from tutor.question import Question, as_question
+from tutor.question import LATIN, Question, as_question
 from tutor.reasons import Reason, Tier
 from tutor.safety.gate import Candidate, GateDecision
 from tutor.text.language import ENGLISH, passage_language
@@ -207,6 +207,40 @@ def span_finding(span_reader: ReaderModel | None, question: Question | str, deci
     if band is not None and band is not decision:  # gate.widened returns the decision itself when it joins nothing
         wins += [w for w in windows(band.candidates, n) if w not in wins]
     return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins, q.asked_noun) or found
+
+
+def span_decision(span_reader: ReaderModel | None, question: Question | str, decision: GateDecision,
+                  found: Finding | None, policy: Policy, band: GateDecision | None = None
+                  ) -> tuple[GateDecision, Finding | None]:
+    """span_finding, and then the decision with the span check added for a question typed in English that asks for
+    something the book must name (Question.asks_thing: who, where, when, which, how many): it is answered only when
+    the span reader found an answer of that kind (Question.span_type) in the sentence it leads, with probability >=
+    `min_thing_span_probability` (0: measured, as `thing_span_p` in its values, but not checked). A book that talks
+    about the topic but never names the answer ("Which scientist defined acids ...?") gives the reader nothing of
+    the kind to point at."""
+    from tutor.answering.compose import quotable
+
+    q = as_question(question)
+    read = span_reader is not None and policy.span_reader and decision.passed and q.asks_fact
+    found = span_finding(span_reader, q, decision, found, policy, band)
+    bar = policy.min_thing_span_probability
+    if not read or not q.asks_thing or q.reading or q.script != LATIN:
+        return decision, found
+    p = (direct_answer(q, found, quotable(found.sentence), policy)[1] if found is not None and found.span
+         else None) or 0.0
+    values = {**decision.values, "thing_span_p": round(p, 4)}  # measured at 0 too: calibration replays the bar
+    if not bar:
+        return replace(decision, values=values), found
+    ok = p >= bar
+    detail = (f"the span reader's most probable answer of the kind asked: P {p:.4f}, in {found.chunk_id} "
+              f"(p. {found.page})" if p and found is not None
+              else "the span reader found no answer of the kind asked (a name, a place, a time, a number) in the "
+                   "passages")
+    check = Check("answer_span", "gate", ok, round(p, 4), bar, detail, Reason.READER_NOT_ANSWERABLE)
+    if ok:
+        return replace(decision, checks=decision.checks + (check,), values=values), found
+    return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
+                   tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), found
 
 
 def direct_answer(question: Question | str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
