@@ -89,6 +89,8 @@ def test_a_short_factual_question_is_told_by_its_question_word_anywhere_near_the
     ("How many pairs of cranial nerves arise from our brain?", True),
     ("What is a food chain?", False),  # a description, which no span is
     ("What happens at the synapse between two neurons?", False),
+    ("What happens to the image distance when we move the object away?", False),  # "when" joins a clause here
+    ("India is the second largest producer of rice after which country?", True),
     ("Name a device that helps to maintain a potential difference across a conductor.", False),
     ("Why is the sky blue?", False),
     ("Explain which gas is given off when zinc meets acid.", False),  # not a short factual question at all

@@ -239,10 +239,9 @@ _ASKS_FACT = re.compile(r"^(?!.*\b(?:why|reasons?|explain|describe|compare|disti
                         r"(?!how\b(?!\s+(?:many|much|long|far|old|big|high)\b))"
                         r"(?:\S+\s+){0,12}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
                         r"big|high)|name)\b", re.I)
-# a short factual question after something the book must name: a person, a place, a time, one of a kind, a quantity
-# ("which", not "what": "what" also opens a definition or a description, "What is a food chain?", "What happens ...")
-_ASKS_THING = re.compile(r"^(?:\S+\s+){0,12}?(?:who|whom|whose|where|when|which|how\s+(?:many|much|long|far|old|big|"
-                         r"high))\b", re.I)
+# the question word of a short factual question (the first in its first thirteen words, as _ASKS_FACT finds it)
+_QUESTION_WORD = re.compile(r"\b(what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|big|high)|"
+                            r"name)\b", re.I)
 # "What is X?", "Define X", "What is meant by X?": X is the term asked about (the gate looks for its definition)
 _ASKS_DEFINITION = re.compile(
     r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
@@ -273,10 +272,15 @@ def asks_for_fact(question: str) -> bool:
 
 def asks_for_thing(question: str) -> bool:
     """A short factual question (asks_for_fact) after something the book must name: who, whom, whose, where, when,
-    which, how many / much / long / far / old ("Which gas ...?", "In which year ...?", "Who founded ...?"); not "what"
-    alone ("What is a food chain?" asks for a description, which no span is) nor "Name ..." (a device, a process)."""
+    which, how many / much / long / far / old ("Which gas ...?", "In which year ...?", "Who founded ...?"), as its
+    first question word; not "what" ("What is a food chain?" asks for a description, which no span is) nor "Name ..."
+    (a device, a process)."""
     q = question.strip()
-    return asks_for_fact(q) and bool(_ASKS_THING.match(q))
+    if not asks_for_fact(q):
+        return False
+    # the first question word is the question's: "What happens to the image when we ...?" asks what, not when
+    first = _QUESTION_WORD.search(" ".join(q.split()[:13]))
+    return first is not None and first.group(1).lower() not in ("what", "name")
 
 
 # A question about the student's own habits, experience or opinion ("Do you compare the price paid by you with those
