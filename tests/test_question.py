@@ -10,7 +10,17 @@ import tutor.question as question_module
 import tutor.text.lexical_terms as lexical_terms
 from tutor.answering.extractive import ExtractiveAnswerer
 from tutor.answering.llm_answerer import LLMAnswerer
-from tutor.question import DEVANAGARI, EXAMPLE, HINGLISH, LATIN, MORE, WHY, Question, followup_kind
+from tutor.question import (
+    DEVANAGARI,
+    EXAMPLE,
+    HINGLISH,
+    LATIN,
+    MORE,
+    WHY,
+    Question,
+    followup_kind,
+    question_word,
+)
 from tutor.reasons import Reason
 from tutor.retrieval.lexical import LexicalIndex
 from tutor.safety.gate import decide
@@ -97,6 +107,13 @@ def test_a_short_factual_question_is_told_by_its_question_word_anywhere_near_the
 ])
 def test_a_question_after_something_the_book_must_name_is_told_by_its_question_word(text, thing):
     assert Question.of(text).asks_thing is thing
+
+
+def test_the_question_word_is_the_first_in_the_question():
+    assert question_word("After the revolt, who led the army?") == "who"
+    assert question_word("What happens to the image when we move the object?") == "what"
+    assert question_word("How  many moons does Mars have?") == "how many"
+    assert question_word("Tell me about rivers.") == ""
 
 
 @pytest.mark.parametrize("text, about_you", [

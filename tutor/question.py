@@ -276,11 +276,14 @@ def asks_for_thing(question: str) -> bool:
     first question word; not "what" ("What is a food chain?" asks for a description, which no span is) nor "Name ..."
     (a device, a process)."""
     q = question.strip()
-    if not asks_for_fact(q):
-        return False
     # the first question word is the question's: "What happens to the image when we ...?" asks what, not when
-    first = _QUESTION_WORD.search(" ".join(q.split()[:13]))
-    return first is not None and first.group(1).lower() not in ("what", "name")
+    return asks_for_fact(q) and question_word(q) not in ("", "what", "name")
+
+
+def question_word(question: str) -> str:
+    """The first question word in a question's first thirteen words, lower-cased ("which", "how many"; "" if none)."""
+    first = _QUESTION_WORD.search(" ".join(question.split()[:13]))
+    return " ".join(first.group(1).lower().split()) if first else ""
 
 
 # A question about the student's own habits, experience or opinion ("Do you compare the price paid by you with those

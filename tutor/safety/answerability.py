@@ -13,7 +13,7 @@ from typing import Protocol
 
 from tutor.answering.extractive import Draft
 from tutor.policy import Policy
-from tutor.question import LATIN, Question, as_question
+from tutor.question import LATIN, Question, as_question, question_word
 from tutor.reasons import Reason, Tier
 from tutor.safety.gate import Candidate, GateDecision
 from tutor.text.language import ENGLISH, passage_language
@@ -214,10 +214,10 @@ def span_decision(span_reader: ReaderModel | None, question: Question | str, dec
                   ) -> tuple[GateDecision, Finding | None]:
     """span_finding, and then the decision with the span check added for a question typed in English that asks for
     something the book must name (Question.asks_thing: who, where, when, which, how many): it is answered only when
-    the span reader found an answer of that kind (Question.span_type) in the sentence it leads, with probability >=
-    `min_thing_span_probability` (0: measured, as `thing_span_p` in its values, but not checked). A book that talks
-    about the topic but never names the answer ("Which scientist defined acids ...?") gives the reader nothing of
-    the kind to point at."""
+    the span reader found an answer of that kind (Question.span_type; for "who", any: "pedlars" answers a "who") in
+    the sentence it leads, with probability >= `min_thing_span_probability` (0: measured, as `thing_span_p` in its
+    values, but not checked). A book that talks about the topic but never names the answer ("Which scientist defined
+    acids ...?") gives the reader nothing of the kind to point at."""
     from tutor.answering.compose import quotable
 
     q = as_question(question)
@@ -226,8 +226,13 @@ def span_decision(span_reader: ReaderModel | None, question: Question | str, dec
     bar = policy.min_thing_span_probability
     if not read or not q.asks_thing or q.reading or q.script != LATIN:
         return decision, found
-    p = (direct_answer(q, found, quotable(found.sentence), policy)[1] if found is not None and found.span
-         else None) or 0.0
+    p = 0.0
+    if found is not None and found.span:
+        lead = quotable(found.sentence)
+        if question_word(q.gate_text) in ("who", "whom", "whose"):  # "pedlars", "whips": a "who" may be no name
+            p = next((pp for text, pp in found.spans or ((found.span, 1.0),) if text and text in lead), 0.0)
+        else:
+            p = direct_answer(q, found, lead, policy)[1] or 0.0
     values = {**decision.values, "thing_span_p": round(p, 4)}  # measured at 0 too: calibration replays the bar
     if not bar:
         return replace(decision, values=values), found
