@@ -114,6 +114,8 @@ def test_the_question_word_is_the_first_in_the_question():
     assert question_word("What happens to the image when we move the object?") == "what"
     assert question_word("How  many moons does Mars have?") == "how many"
     assert question_word("Tell me about rivers.") == ""
+    assert question_word("When lead nitrate is heated, which gas gives the brown fumes?") == "which"
+    assert question_word("When was the Reserve Bank of India set up?") == "when"  # no scene, the question itself
 
 
 @pytest.mark.parametrize("text, about_you", [

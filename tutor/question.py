@@ -242,6 +242,8 @@ _ASKS_FACT = re.compile(r"^(?!.*\b(?:why|reasons?|explain|describe|compare|disti
 # the question word of a short factual question (the first in its first thirteen words, as _ASKS_FACT finds it)
 _QUESTION_WORD = re.compile(r"\b(what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|big|high)|"
                             r"name)\b", re.I)
+# a clause that sets the scene before the question proper, up to its comma: "When lead nitrate is heated, ..."
+_SCENE = re.compile(r"^(?:when|where|if|while|after|before|once|since)\b[^,?]*,\s*(.+)$", re.I)
 # "What is X?", "Define X", "What is meant by X?": X is the term asked about (the gate looks for its definition)
 _ASKS_DEFINITION = re.compile(
     r"^(?:what\s+(?:is|are)\s+(?:meant\s+by\s+)?|define\s+|what\s+do\s+you\s+mean\s+by\s+)(?:an?\s+|the\s+)?"
@@ -281,8 +283,11 @@ def asks_for_thing(question: str) -> bool:
 
 
 def question_word(question: str) -> str:
-    """The first question word in a question's first thirteen words, lower-cased ("which", "how many"; "" if none)."""
-    first = _QUESTION_WORD.search(" ".join(question.split()[:13]))
+    """The first question word in a question's first thirteen words, lower-cased ("which", "how many"; "" if none),
+    after a clause that sets the scene ("When lead nitrate is heated, which gas ...?" asks which, not when)."""
+    head = " ".join(question.split()[:13])
+    scene = _SCENE.match(head)
+    first = (scene and _QUESTION_WORD.search(scene.group(1))) or _QUESTION_WORD.search(head)
     return " ".join(first.group(1).lower().split()) if first else ""
 
 
