@@ -239,7 +239,6 @@ _ASKS_FACT = re.compile(r"^(?!.*\b(?:why|reasons?|explain|describe|compare|disti
                         r"(?!how\b(?!\s+(?:many|much|long|far|old|big|high)\b))"
                         r"(?:\S+\s+){0,12}?(?:what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|"
                         r"big|high)|name)\b", re.I)
-# the question word of a short factual question (the first in its first thirteen words, as _ASKS_FACT finds it)
 _QUESTION_WORD = re.compile(r"\b(what|which|who|whom|whose|when|where|how\s+(?:many|much|long|far|old|big|high)|"
                             r"name)\b", re.I)
 # a clause that sets the scene before the question proper, up to its comma: "When lead nitrate is heated, ..."
@@ -273,20 +272,15 @@ def asks_for_fact(question: str) -> bool:
 
 
 def asks_for_thing(question: str) -> bool:
-    """A short factual question (asks_for_fact) after something the book must name: who, whom, whose, where, when,
-    which, how many / much / long / far / old ("Which gas ...?", "In which year ...?", "Who founded ...?"), as its
-    first question word; not "what" ("What is a food chain?" asks for a description, which no span is) nor "Name ..."
-    (a device, a process)."""
-    q = question.strip()
-    # the first question word is the question's: "What happens to the image when we ...?" asks what, not when
-    return asks_for_fact(q) and question_word(q) not in ("", "what", "name")
+    """A short factual question whose question word (question_word) asks for something the book must name: who, where,
+    when, which, how many ...; not "what" ("What is a food chain?": a description, no span) nor "Name ..."."""
+    return asks_for_fact(question.strip()) and question_word(question) not in ("", "what", "name")
 
 
 def question_word(question: str) -> str:
-    """The first question word in a question's first thirteen words, lower-cased ("which", "how many"; "" if none),
-    after a clause that sets the scene ("When lead nitrate is heated, which gas ...?" asks which, not when)."""
-    head = " ".join(question.split()[:13])
-    scene = _SCENE.match(head)
+    """The first question word in its first thirteen words, lower-cased ("" if none), after a clause that sets the
+    scene: "When lead nitrate is heated, which gas ...?" asks which; "What happens when we ...?" asks what."""
+    scene = _SCENE.match(head := " ".join(question.split()[:13]))
     first = (scene and _QUESTION_WORD.search(scene.group(1))) or _QUESTION_WORD.search(head)
     return " ".join(first.group(1).lower().split()) if first else ""
 
