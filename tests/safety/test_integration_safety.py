@@ -134,7 +134,7 @@ def test_followups_on_the_ncert_science_chapters_are_resolved_and_checked(tmp_pa
     assert shipped["coverage"] >= alone["coverage"] + 0.5
     assert shipped["false_acceptance_rate"] <= resolved["false_acceptance_rate"]
     # the earlier topic alone lets through follow-ups the book does not answer; the own-words check stops most. The
-    # span check ("Who discovered it?" needs a name the span reader believes) now stops many of them on its own, so
+    # span check ("Who discovered it?" needs an answer the span reader believes) now stops many of them on its own, so
     # it is off here, to see the own-words check alone (the same shelves, read again)
     r = run("followups", str(qfile), "--libraries", str(tmp_path / "libraries"), "--eval-index", str(tmp_path / "ix"),
             "--json", str(out), env_extra={"TUTOR_MIN_THING_SPAN_PROBABILITY": "0"})
