@@ -168,10 +168,16 @@ def read_decision(reader: ReaderModel, question: Question | str, decision: GateD
               + (f"; answer span: {best.span!r}" if best.span else "; no answer span"))
     check = Check("reader", "gate", ok, best.probability, policy.min_reader_probability, detail,
                   Reason.READER_NOT_ANSWERABLE)
-    if ok:
-        return replace(decision, checks=decision.checks + (check,), values=values), best
+    return _checked(decision, check, values), best
+
+
+def _checked(decision: GateDecision, check: Check, values: dict[str, float]) -> GateDecision:
+    """The decision with a reader's gate check and its values added: refused (`reader_not_answerable`, decided by the
+    reader, confidence under one half) when the check failed."""
+    if check.passed:
+        return replace(decision, checks=decision.checks + (check,), values=values)
     return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
-                   tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), best
+                   tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49))
 
 
 def _rescued(decision: GateDecision, best: Finding, values: dict[str, float], policy: Policy) -> GateDecision:
@@ -200,13 +206,17 @@ def span_finding(span_reader: ReaderModel | None, question: Question | str, deci
     read too when widening changed them, so a joined chunk's sentence that ranks first ("the Aam Aadmi Party ... the
     Indian National Congress") adds a window rather than pushing out the band's ("Founded in 1885")."""
     q = as_question(question)
-    if span_reader is None or not policy.span_reader or not decision.passed or not q.asks_fact:
+    if not _reads_span(span_reader, q, decision, policy):
         return found
     n = policy.span_reader_windows or policy.reader_windows
     wins = windows(decision.candidates, n)
     if band is not None and band is not decision:  # gate.widened returns the decision itself when it joins nothing
         wins += [w for w in windows(band.candidates, n) if w not in wins]
     return finding(span_reader.read(q.gate_text, [w.text for w in wins]), wins, q.asked_noun) or found
+
+
+def _reads_span(span_reader: ReaderModel | None, q: Question, decision: GateDecision, policy: Policy) -> bool:
+    return span_reader is not None and policy.span_reader and decision.passed and q.asks_fact
 
 
 def span_decision(span_reader: ReaderModel | None, question: Question | str, decision: GateDecision,
@@ -221,18 +231,15 @@ def span_decision(span_reader: ReaderModel | None, question: Question | str, dec
     from tutor.answering.compose import quotable
 
     q = as_question(question)
-    read = span_reader is not None and policy.span_reader and decision.passed and q.asks_fact
+    read = _reads_span(span_reader, q, decision, policy)
     found = span_finding(span_reader, q, decision, found, policy, band)
     bar = policy.min_thing_span_probability
     if not read or not q.asks_thing or q.reading or q.script != LATIN:
         return decision, found
-    p = 0.0
-    if found is not None and found.span:
-        lead = quotable(found.sentence)
-        if question_word(q.gate_text) in ("who", "whom", "whose"):  # "pedlars", "whips": a "who" may be no name
-            p = next((pp for text, pp in found.spans or ((found.span, 1.0),) if text and text in lead), 0.0)
-        else:
-            p = direct_answer(q, found, lead, policy)[1] or 0.0
+    # "pedlars", "whips": a "who" may be answered by no name, so any span counts for it
+    needs = None if question_word(q.gate_text) in ("who", "whom", "whose") else q.span_type
+    kind = _span_of_kind(found, quotable(found.sentence), needs) if found is not None and found.span else None
+    p = kind[1] if kind else 0.0
     values = {**decision.values, "thing_span_p": round(p, 4)}  # measured at 0 too: calibration replays the bar
     if not bar:
         return replace(decision, values=values), found
@@ -242,10 +249,15 @@ def span_decision(span_reader: ReaderModel | None, question: Question | str, dec
               else "the span reader found no answer of the kind asked (a name, a place, a time, a number) in the "
                    "passages")
     check = Check("answer_span", "gate", ok, round(p, 4), bar, detail, Reason.READER_NOT_ANSWERABLE)
-    if ok:
-        return replace(decision, checks=decision.checks + (check,), values=values), found
-    return replace(decision, passed=False, reason=Reason.READER_NOT_ANSWERABLE, checks=decision.checks + (check,),
-                   tier=Tier.READER, values=values, confidence=min(decision.confidence, 0.49)), found
+    return _checked(decision, check, values), found
+
+
+def _span_of_kind(found: Finding, lead: str, needs: re.Pattern[str] | None) -> tuple[str, float] | None:
+    """The reader's most probable span inside the lead sentence that `needs` finds (any span when None), with its P."""
+    for text, p in found.spans or ((found.span, 1.0),):
+        if text and text in lead and (needs is None or needs.search(text)):
+            return text, p
+    return None
 
 
 def direct_answer(question: Question | str, found: Finding, lead: str, policy: Policy) -> tuple[str, float | None]:
@@ -255,12 +267,11 @@ def direct_answer(question: Question | str, found: Finding, lead: str, policy: P
     shown only when its probability clears `min_direct_answer_probability`; ("", P) when it does not, ("", None) when
     no span is of that kind."""
     q = as_question(question)
-    needs = q.span_type
-    for text, p in found.spans or ((found.span, 1.0),):
-        if text and text in lead and (needs is None or needs.search(text)):
-            shown = with_possessor(with_unit(with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun), lead), lead)
-            return (shown, p) if p >= policy.min_direct_answer_probability else ("", p)
-    return "", None
+    if (kind := _span_of_kind(found, lead, q.span_type)) is None:
+        return "", None
+    text, p = kind
+    shown = with_possessor(with_unit(with_asked_noun(text.strip(" ,;:"), lead, q.asked_noun), lead), lead)
+    return (shown, p) if p >= policy.min_direct_answer_probability else ("", p)
 
 
 def _stem(word: str) -> str:
