@@ -174,6 +174,9 @@ class Policy:
                                       "e5's cosine of the Hindi and each English headword (data/lexicons/"
                                       "hindi-senses.tsv.gz), the shelf's use of the headword breaking near ties "
                                       "(sense_shelf_weight); off: the headword the shelf uses most")
+    hindi_sense_by_neighbours: bool = _f(False, "two Devanagari words read side by side take the senses the shelf "
+                                         "writes together ('food chain', not 'food series'), where their chosen senses "
+                                         "are never written together and some others are")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

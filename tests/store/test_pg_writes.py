@@ -190,6 +190,8 @@ def test_hybrid_search_on_postgres_gives_the_faiss_backends_hits(store, tmp_path
         assert [(h.bm25_rank, h.trigram_rank, h.dense_rank) for h in got] == \
                [(h.bm25_rank, h.trigram_rank, h.dense_rank) for h in want]
     assert pg.term_stats().df == local.term_stats().df  # the gate's unknown-term share reads the same counts
+    # and a Hindi reading the same pairs of words (those written twice or more: the only ones it reads)
+    assert pg.term_stats().pairs == {p: n for p, n in local.term_stats().pairs.items() if n >= 2}
     assert not [k for k, v in vars(pg).items() if isinstance(v, np.ndarray)]
 
 

@@ -91,3 +91,30 @@ def test_multilingual_e5_tells_the_english_word_from_one_that_only_sounds_alike(
 
     kerosene, corrosion = e5_similarity("केरोसिन", ["kerosene", "corrosion"])
     assert kerosene > corrosion
+
+
+def test_a_long_name_e5_knows_too_little_of_is_taken_by_sound_alone_when_one_word_sounds_so():
+    index = SoundIndex(TermStats([SHELF + " The Zollverein was a customs union."]).words)
+    sim = similarity_by({"zollverein": 0.83, "gutenberg": 0.89})  # e5 under the bar, as it is for names
+    assert english_loanword("ज़ॉलवेराइन", index, sim, 0.9) == "zollverein"  # "solverain" ~ "solverein" 0.89
+    assert english_loanword("गुटेनबर्ग", index, sim, 0.9) == "gutenberg"
+    # "kerosin" sounds only 0.8 like "kerosene" (and like "corrosion"): without e5, neither
+    assert english_loanword("केरोसिन", index, similarity_by({}), 0.9) is None
+    short = SoundIndex(TermStats(["Cow dung (gobar) gas. Gobar gas plants."]).words)
+    assert english_loanword("जॉबर", short, similarity_by({}), 0.9) is None  # "gbr": too short to go by sound
+
+
+def test_two_words_no_dictionary_reads_are_read_as_the_shelfs_pair_of_words_they_sound_like():
+    d = invert(parse_dictd(DICTD))
+    stats = TermStats(["Aqua regia dissolves gold.", "Gold dissolves in aqua regia, a mixture of acids."])
+    assert "aqua regia" in shelf_index(stats).candidates("aikva rejiya")
+    sim = similarity_by({"aqua regia": 0.85})
+
+    def loan(word):
+        return english_loanword(word, shelf_index(stats), sim, 0.9)
+
+    assert reading_and_unread("ऐक्वा रेजिया में कौन से अम्ल हैं?", dictionary=d, loanword=loan) == (
+        "which aqua regia acid", ())
+    # each word alone is too short to be matched ("kv", "rg"): both unread without the pair
+    assert reading_and_unread("ऐक्वा और रेजिया", dictionary=d, loanword=loan) == (
+        "aikva rejiya", ("ऐक्वा", "रेजिया"))

@@ -148,3 +148,64 @@ def test_the_policy_says_which_readings_choose_by_meaning(monkeypatch):
     # a weight that lets the shelf's use outweigh the meaning
     heavy = p.with_values(hindi_sense_by_meaning=True, sense_shelf_weight=0.5)
     assert readings.shelf_reading("ग्रह क्या है?", stats, policy=heavy)[0] == "what is world"
+
+
+# ------------------------------------------------------------------ two words side by side: the senses the shelf pairs
+def _chain_dictionary():
+    return invert(lx.parse_bilingual(iter([
+        {"english": "food", "pos": "noun", "hindi": "खाद्य"},
+        {"english": "series", "pos": "noun", "hindi": "श्रृंखला"}, {"english": "chain", "pos": "noun", "hindi": "श्रृंखला"},
+        {"english": "area", "pos": "noun", "hindi": "क्षेत्र"}, {"english": "field", "pos": "noun", "hindi": "क्षेत्र"},
+        {"english": "major", "pos": "adj", "hindi": "प्रमुख"}, {"english": "primary", "pos": "adj", "hindi": "प्रमुख"}])))
+
+
+_BOOK = ["Each step of a food chain is a trophic level.", "The food chain begins with plants.",
+         "Energy flows along food chains.", "A series of steps.", "A series of reactions.", "A series circuit.",
+         "Another series.", "The area of a field.", "The area of a circle.", "Area and volume.", "A major change.",
+         "A major river.", "The primary field of study.", "The primary field of work.", "Food is cooked."]
+
+
+def test_the_shelf_counts_which_stems_follow_each_other_and_keeps_them_when_stored():
+    stats = TermStats(["The functions of money.", "Functions of money matter.", "Money functions well."])
+    assert stats.pairs["function money"] == 2 and stats.pairs["money function"] == 1  # "of" and "the" dropped
+    again = TermStats.from_dict(stats.to_dict())
+    assert again.df == stats.df and again.pairs == {"function money": 2}  # what is written once is not stored
+    older = {k: v for k, v in stats.to_dict().items() if k != "pairs"}  # stored before pairs were counted
+    assert TermStats.from_dict(older).pairs == {}
+
+
+def test_together_is_how_often_the_rarer_word_stands_beside_the_other_in_either_order():
+    shelf = ShelfVocabulary(TermStats(_BOOK))
+    assert sn.together("food", "chain", shelf) == pytest.approx(3 / 3)  # chain's 3 chunks, all beside "food"
+    assert sn.together("primary", "field", shelf) == pytest.approx(2 / 2)
+    assert sn.together("chain", "food", shelf) == sn.together("food", "chain", shelf)
+    assert sn.together("food", "series", shelf) == 0.0
+    assert sn.together("food", "cook", shelf) == 0.0  # once is not enough (MIN_TOGETHER)
+    assert sn.together("food", "chain", ShelfVocabulary(TermStats.from_dict(
+        {k: v for k, v in TermStats(_BOOK).to_dict().items() if k != "pairs"}))) == 0.0  # no pairs stored: no change
+
+
+def test_a_reading_takes_the_sense_the_shelf_writes_beside_its_neighbour_only_where_asked():
+    d, shelf = _chain_dictionary(), ShelfVocabulary(TermStats(_BOOK))
+    assert reading_and_unread("खाद्य श्रृंखला क्या है?", shelf, dictionary=d)[0] == "what is food series"
+    assert reading_and_unread("खाद्य श्रृंखला क्या है?", shelf, dictionary=d, neighbours=True)[0] == (
+        "what is food chain")
+    # not side by side in the Hindi (a postposition between): each word keeps its own sense
+    assert reading_and_unread("खाद्य की श्रृंखला क्या है?", shelf, dictionary=d, neighbours=True)[0] == (
+        "what is food series")
+    # the chosen senses ("major area") are never written together and only a pair of two other senses is ("primary
+    # field"): one word of a pair changes, never both
+    assert reading_and_unread("प्रमुख क्षेत्र क्या है?", shelf, dictionary=d, neighbours=True)[0] == (
+        "what is major area")
+
+
+def test_the_policy_says_whether_a_devanagari_reading_chooses_senses_beside_its_neighbours(monkeypatch):
+    from tutor.policy import Policy
+    from tutor.text import readings
+
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: _chain_dictionary())
+    stats = TermStats(_BOOK)
+    p = Policy().with_values(hindi_loanwords=False, hindi_typed_english=False)
+    assert readings.shelf_reading("खाद्य श्रृंखला क्या है?", stats, policy=p)[0] == "what is food series"
+    assert readings.shelf_reading("खाद्य श्रृंखला क्या है?", stats,
+                                  policy=p.with_values(hindi_sense_by_neighbours=True))[0] == "what is food chain"

@@ -16,6 +16,10 @@ it (an earlier experiment glossed Hindi words to the nearest word of the shelf's
 questions look like the shelf's text: scripts/xling_gloss_experiment.py, removed; in git at a64256e). A Hindi word
 the dictionary lacks is kept as typed, in Latin letters ("आसमान" -> "asman"): unknown to an English shelf, and
 counted so by the gate.
+
+Long because the reading is one loop whose branches (grammar, dictionary phrases, light verbs, loanwords, the
+student's glosses, senses chosen beside a neighbour) hand each other their places in the question, and read best
+together.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from collections.abc import Callable, Container, Sequence
 
 from tutor.text.hindi_dictionary import Dictionary, load_dictionary, normalize_hindi
 from tutor.text.hinglish import grammar_at
-from tutor.text.senses import Meaning, choose_by_meaning
+from tutor.text.senses import Meaning, by_neighbours, choose_by_meaning
 from tutor.text.terms import TermStats, ascii_digits, stem
 
 # How a Hindi word with several English headwords is read (measured on the tuning half of
@@ -246,7 +250,8 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
 def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
                        loanword: Callable[[str], str | None] | None = None,
-                       first_listed: bool = False, replace_glossed: bool = False) -> tuple[str, tuple[str, ...]]:
+                       first_listed: bool = False, replace_glossed: bool = False, neighbours: bool = False
+                       ) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -262,7 +267,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     English gloss of whole words ("प्रतिवर्ती क्रिया (reflex action)") also replaces what the dictionary read for the
     run of Hindi words just before it ("reversible action"), as does a gloss of several words in capitals ("(Net
     Attendance Ratio)"); one word with no small letters ("(GST)", "(HCl)") is kept beside it, a name for it.
-    `first_listed`: of several merged dictionaries, the first that lists a phrase reads it (`choose_tiers`). Returns
+    `first_listed`: of several merged dictionaries, the first that lists a phrase reads it (`choose_tiers`). With
+    `neighbours`, two words read side by side take the senses the shelf writes together (senses.py `by_neighbours`:
+    खाद्य श्रृंखला "food chain", not "food series"). Returns
     the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
@@ -282,6 +289,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     lead, kept, unread = "", [], []
     unread_at: list[int] = []  # where in `kept` each unread word stands
     spans: list[tuple[int, int] | None] = []  # the Hindi words each entry of `kept` reads, where it reads some
+    pools: dict[int, tuple[str, ...]] = {}  # an entry of `kept` the dictionary read: every sense it could have been
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -301,6 +309,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
                         unread_at.pop()
             kept.append(t)
             spans.append(None)
+            pools = {k: v for k, v in pools.items() if k < len(kept) - 1}
             i += 1
             continue
         n, asked = grammar_at(toks, i, DROPPED, QPHRASE, _OF)  # "से पहले", "आम तौर पर"; "किस तरह" how
@@ -323,6 +332,10 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         n, english, phrase = _read_at(toks, i, d, inflect)
         if english:
             kept.append(choose_tiers(english, vocabulary, rule, first_listed, phrase))
+            pools[len(kept) - 1] = tuple(dict.fromkeys(c for tier in english for c in tier))
+        elif t not in FUNCTION and loanword is not None and (loan := _loan_pair(toks, typed, i, d, loanword)):
+            kept.append(loan)  # two words no dictionary reads, one English term: "ऐक्वा रेजिया" aqua regia
+            n = 2
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
             kept.append(loan)
         elif t not in FUNCTION:
@@ -332,9 +345,21 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         if len(spans) < len(kept):
             spans.append((i, i + n))
         i += n
+    if neighbours and isinstance(vocabulary, ShelfVocabulary):
+        side = {k for k in range(len(kept) - 1) if spans[k] and spans[k + 1] and spans[k][1] == spans[k + 1][0]}
+        kept = by_neighbours(kept, pools, vocabulary, side)
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
+
+
+def _loan_pair(toks: list[str], typed: list[str], i: int, d: Dictionary, loanword: Callable[[str], str | None]
+               ) -> str | None:
+    """The English term two Devanagari words at `i` are written for, where no dictionary reads the second either."""
+    if (i + 1 >= len(toks) or not _DEV.match(toks[i + 1]) or toks[i + 1] in FUNCTION
+            or _read_at(toks, i + 1, d, True)[1]):
+        return None
+    return loanword(f"{typed[i]} {typed[i + 1]}")
 
 
 def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool

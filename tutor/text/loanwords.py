@@ -15,6 +15,11 @@ to a word the shelf uses, and the match is confirmed by meaning:
    English one ("साल", year, and "shall") mostly falls below.
 3. **Only where it can be told.** A romanised word of fewer than four letters, or a skeleton of fewer than three
    consonants, is not matched (too many English words share it: "कप" is "cap" by sound).
+4. **A long name, by sound alone.** e5 knows names less well than words ("ज़ॉलवेराइन" and Zollverein 0.83,
+   "गुटेनबर्ग" and Gutenberg 0.89): with a skeleton of at least `SOUND_ONLY_CONSONANTS` consonants, the one shelf word
+   whose sound, vowels and all, is within `SOUND_ONLY_RATIO` of the romanisation (difflib's ratio: "solverain",
+   "solverein" 0.89) is taken without e5. Two Devanagari words in a row that no dictionary reads may be one English
+   term ("ऐक्वा रेजिया", aqua regia): the index holds the shelf's pairs of words too (`TermStats.pairs`).
 
 A word read this way is no longer among the question's unread words; the reading goes through the English gate and
 reader as every reading does, and nothing is matched on a shelf with Hindi chapters (a Hindi question is read
@@ -27,12 +32,15 @@ import threading
 import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from difflib import SequenceMatcher
 
 from tutor.text.hindi_english import romanize
 from tutor.text.terms import TermStats
 
 MIN_LETTERS = 4  # romanised letters a word needs before it is matched
 MIN_CONSONANTS = 3  # consonants its skeleton needs
+SOUND_ONLY_CONSONANTS = 4  # consonants a skeleton needs to be matched by sound alone (rule 4 above)
+SOUND_ONLY_RATIO = 0.85  # how close in sound (difflib's ratio of `sound`) a word matched so must be
 
 Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 
@@ -54,12 +62,15 @@ def skeleton(word: str) -> str:
 
 
 class SoundIndex:
-    """A shelf's English words (three letters or more, lower case) by their skeleton."""
+    """A shelf's English words (three letters or more, lower case) by their skeleton, and its `pairs` of words written
+    side by side (`TermStats.pairs`, stems: "aqua regia") by the skeleton of the two together."""
 
-    def __init__(self, words: Iterable[str]):
+    def __init__(self, words: Iterable[str], pairs: Iterable[str] = ()):
         self.by_skeleton: dict[str, set[str]] = defaultdict(set)
         for w in words:
             self.by_skeleton[skeleton(w)].add(w.lower())
+        for p in pairs:
+            self.by_skeleton[skeleton(p)].add(p)
 
     def candidates(self, romanized: str) -> list[str]:
         return sorted(self.by_skeleton.get(skeleton(romanized), ()))
@@ -75,21 +86,26 @@ def shelf_index(stats: TermStats) -> SoundIndex:
     with _LOCK:
         got = _INDEXES.get(stats)
     if got is None:
-        got = SoundIndex(stats.words)
+        got = SoundIndex(stats.words, [p for p, n in getattr(stats, "pairs", {}).items() if n >= 2])
         with _LOCK:
             _INDEXES[stats] = got
     return got
 
 
 def english_loanword(word: str, index: SoundIndex, similarity: Similarity, min_similarity: float) -> str | None:
-    """The shelf word the Devanagari `word` is an English word for, or None: same skeleton (`sound`), and of those the
-    one `similarity(word, candidates)` ranks first, when it reaches `min_similarity`."""
-    romanized = romanize(word)
-    if len(romanized) < MIN_LETTERS or len(skeleton(romanized)) < MIN_CONSONANTS:
+    """The shelf word (or pair of words, for two Devanagari words) the Devanagari `word` is English for, or None: same
+    skeleton (`sound`), and of those the one `similarity(word, candidates)` ranks first, when it reaches
+    `min_similarity`; else, for a long skeleton, the one candidate that sounds nearly the same (rule 4 above)."""
+    romanized = " ".join(romanize(w) for w in word.split())
+    key = skeleton(romanized)
+    if len(romanized) < MIN_LETTERS or len(key) < MIN_CONSONANTS:
         return None
     found = index.candidates(romanized)
     if not found:
         return None
     scores = list(similarity(word, found))
     best = max(range(len(found)), key=scores.__getitem__)
-    return found[best] if scores[best] >= min_similarity else None
+    if scores[best] >= min_similarity:
+        return found[best]
+    close = [c for c in found if SequenceMatcher(None, sound(romanized), sound(c)).ratio() >= SOUND_ONLY_RATIO]
+    return close[0] if len(key) >= SOUND_ONLY_CONSONANTS and len(close) == 1 else None

@@ -23,6 +23,9 @@ from tutor.text.lexicons import SHIPPED
 log = logging.getLogger(__name__)
 
 SENSES = SHIPPED / "hindi-senses.tsv.gz"  # made by scripts/build_hindi_lexicons.py --senses
+MIN_TOGETHER = 2  # times the shelf writes two senses side by side before a reading takes them for it
+# how strongly (`together`), chosen on the development files' readings (docs/evaluation.md, twenty-sixth session)
+MIN_ASSOCIATION = 0.3
 SCALE = 1000  # cosines are stored as integers in thousandths
 
 
@@ -81,6 +84,43 @@ def choose_by_meaning(senses: tuple[tuple[str, ...], ...], vocabulary, phrase: s
     def use(c: str) -> float:
         return math.log1p(min(vocabulary.chunks(w) for w in c.lower().split())) if c in used else 0.0
     return max(zip(candidates, cosines), key=lambda p: p[1] + vocabulary.shelf_weight * use(p[0]))[0]
+
+
+def together(left: str, right: str, vocabulary) -> float:
+    """How strongly the shelf writes the two readings side by side, in either order (stopwords between them dropped:
+    "functions of money" counts for "money" and "function"): the times it does (`TermStats.pairs`) over the chunks
+    that use the rarer of the two (`TermStats.df`). "food chain" 1.6, "magnetic field" 2.5, "central state" 0.17."""
+    from tutor.text.terms import stem
+
+    a, b = left.lower().split(), right.lower().split()
+    stats = vocabulary.stats
+    if not a or not b or not getattr(stats, "pairs", None):
+        return 0.0
+    x, y = stem(a[-1]), stem(b[0])
+    count = stats.pairs.get(f"{x} {y}", 0) + stats.pairs.get(f"{stem(b[-1])} {stem(a[0])}", 0)
+    return count / max(1, min(stats.df.get(x, 0), stats.df.get(y, 0))) if count >= MIN_TOGETHER else 0.0
+
+
+def by_neighbours(kept: list[str], pools: dict[int, tuple[str, ...]], vocabulary, adjacent: set[int]) -> list[str]:
+    """A reading's words (`kept`) with a word's sense changed where the shelf writes that sense beside its neighbour's
+    and not the one chosen: for each pair of entries `i`, `i + 1` read from Hindi words written side by side
+    (`adjacent` holds `i`), at least one of them read by a dictionary (`pools`: its senses), whose chosen senses are not
+    written together (`together` under `MIN_ASSOCIATION`), the one sense of one of the two that is, most strongly.
+    Only one word of a pair changes (where neither chosen sense fits, a pair of two other senses is more often chance:
+    प्रमुख क्षेत्र "major region" is not "primary sector"), and a word changed is not changed again by the next pair.
+    Translation by the target language's own collocations: "खाद्य श्रृंखला" is "food chain" in a biology book, though
+    e5 reads श्रृंखला nearest "series"."""
+    out, fixed = list(kept), set()
+    for i in sorted(adjacent):
+        if together(out[i], out[i + 1], vocabulary) >= MIN_ASSOCIATION:
+            continue
+        options = [(together(a, out[i + 1], vocabulary), i, a) for a in pools.get(i, ()) if i not in fixed]
+        options += [(together(out[i], b, vocabulary), i + 1, b) for b in pools.get(i + 1, ())]
+        strength, k, sense = max(options, default=(0.0, 0, ""), key=lambda t: t[0])
+        if strength >= MIN_ASSOCIATION:
+            out[k] = sense
+            fixed.update((i, i + 1))
+    return out
 
 
 class Meanings:

@@ -222,9 +222,16 @@ class TermStats:
     def __init__(self, texts: list[str]):
         self.n_docs = max(1, len(texts))
         df: Counter[str] = Counter()
+        pairs: Counter[str] = Counter()
+        sw = stopwords()
         for t in texts:
-            df.update(term_set(t))
+            stems = [stem(w) for w in tokens(t) if w not in sw]
+            df.update(set(stems))
+            pairs.update(f"{a} {b}" for a, b in zip(stems, stems[1:]))
         self.df = df
+        # stems that follow each other, stopwords between them dropped ("functions of money": "function money"): how
+        # a Hindi reading tells which senses of two words the shelf writes together (tutor/text/hindi_english.py)
+        self.pairs = pairs
         # the Latin-letter words as written (lower case, three letters or more): what a loanword is matched against
         self.words = frozenset(w.lower() for t in texts for w in re.findall(r"[A-Za-z]{3,}", t))
         # languages with at least one chunk: a question's terms can only be known where its language is on the shelf
@@ -233,13 +240,15 @@ class TermStats:
     def to_dict(self) -> dict:
         """The statistics as plain JSON values (a database shelf stores them at ingest: tutor/store/pg_shelf.py)."""
         return {"n_docs": self.n_docs, "df": dict(self.df), "words": sorted(self.words),
-                "languages": sorted(self.languages)}
+                "languages": sorted(self.languages),
+                # a pair written once is never read (senses.MIN_TOGETHER, loanwords.shelf_index): a fifth the size
+                "pairs": {p: n for p, n in self.pairs.items() if n >= 2}}
 
     @classmethod
     def from_dict(cls, d: dict) -> TermStats:
         """The statistics `to_dict` wrote, without the texts they were counted from."""
         stats = cls([])
-        stats.n_docs, stats.df = int(d["n_docs"]), Counter(d["df"])
+        stats.n_docs, stats.df, stats.pairs = int(d["n_docs"]), Counter(d["df"]), Counter(d.get("pairs", {}))
         stats.words, stats.languages = frozenset(d["words"]), frozenset(d["languages"])
         return stats
 
