@@ -1,5 +1,5 @@
 """The held-apart Hindi and Hinglish test files with checked labels (tests/data/xling-fresh3-*.jsonl to
-xling-fresh5-*.jsonl, xling-fresh7-*.jsonl and xling-fresh8-hinglish.jsonl, issue 34), and the development files
+xling-fresh5-*.jsonl, xling-fresh7-*.jsonl and xling-fresh8-*.jsonl, issue 34), and the development files
 written the same way (xling-fresh6-*.jsonl, halves named), hold what tests/data/README.md says: as many questions of
 each kind and subject as written, in the script named, each answerable question's key terms on a page of its gold
 chapter (the first on its gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
@@ -15,7 +15,7 @@ from helpers_questions import cleaned_pages, raw_pages, rows
 FILES = ["xling-fresh3-devanagari.jsonl", "xling-fresh3-hinglish.jsonl", "xling-fresh4-devanagari.jsonl",
          "xling-fresh4-hinglish.jsonl", "xling-fresh5-devanagari.jsonl", "xling-fresh5-hinglish.jsonl",
          "xling-fresh6-devanagari.jsonl", "xling-fresh6-hinglish.jsonl", "xling-fresh7-devanagari.jsonl",
-         "xling-fresh7-hinglish.jsonl", "xling-fresh8-hinglish.jsonl"]
+         "xling-fresh7-hinglish.jsonl", "xling-fresh8-devanagari.jsonl", "xling-fresh8-hinglish.jsonl"]
 NCERT = SHARED_DATA / "libraries" / "ncert" / "class-10"
 
 
