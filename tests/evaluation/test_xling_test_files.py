@@ -1,8 +1,9 @@
 """The held-apart Hindi and Hinglish test files with checked labels (tests/data/xling-fresh3-*.jsonl to
 xling-fresh5-*.jsonl, xling-fresh7-*.jsonl and xling-fresh8-*.jsonl, issue 34), and the development files
-written the same way (xling-fresh6-*.jsonl, halves named), hold what tests/data/README.md says: as many questions of
-each kind and subject as written, in the script named, each answerable question's key terms on a page of its gold
-chapter (the first on its gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
+written the same way (xling-fresh6-*.jsonl and xling-fresh9-hinglish.jsonl, halves named: a `split` on every row, 5 of
+each kind and subject in each half), hold what tests/data/README.md says: as many questions of each kind and subject
+as written, in the script named, each answerable question's key terms on a page of its gold chapter (the first on its
+gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
 from __future__ import annotations
 
 import re
@@ -15,7 +16,9 @@ from helpers_questions import cleaned_pages, raw_pages, rows
 FILES = ["xling-fresh3-devanagari.jsonl", "xling-fresh3-hinglish.jsonl", "xling-fresh4-devanagari.jsonl",
          "xling-fresh4-hinglish.jsonl", "xling-fresh5-devanagari.jsonl", "xling-fresh5-hinglish.jsonl",
          "xling-fresh6-devanagari.jsonl", "xling-fresh6-hinglish.jsonl", "xling-fresh7-devanagari.jsonl",
-         "xling-fresh7-hinglish.jsonl", "xling-fresh8-devanagari.jsonl", "xling-fresh8-hinglish.jsonl"]
+         "xling-fresh7-hinglish.jsonl", "xling-fresh8-devanagari.jsonl", "xling-fresh8-hinglish.jsonl",
+         "xling-fresh9-hinglish.jsonl"]
+DEVELOPMENT = ("fresh6", "fresh9")  # development files: each names its halves (`split`)
 NCERT = SHARED_DATA / "libraries" / "ncert" / "class-10"
 
 
@@ -31,7 +34,8 @@ def test_each_file_has_its_kinds_and_subjects_in_its_script(name):
     assert kinds == {("answer", "science"): 10, ("answer", "social-science"): 10, ("refuse", "science"): 10,
                      ("refuse", "social-science"): 10}
     assert len({r["id"] for r in qs}) == len(qs) and len({r["question"] for r in qs}) == len(qs)
-    if "fresh6" in name:
+    development = any(f"xling-{d}-" in name for d in DEVELOPMENT)
+    if development:
         assert Counter((r["expect"], r["subject"], r["split"]) for r in qs) == {
             (e, s, h): 5 for e in ("answer", "refuse") for s in ("science", "social-science")
             for h in ("tuning", "heldout")}
@@ -39,7 +43,7 @@ def test_each_file_has_its_kinds_and_subjects_in_its_script(name):
     for r in qs:
         assert r["script"] == ("devanagari" if devanagari else "latin") and r["english"], r["id"]
         assert bool(re.search("[\u0900-\u097f]", r["question"])) == devanagari, r["id"]
-        if "fresh6" in name:  # development: each kind and subject split in halves
+        if development:  # each kind and subject split in halves
             assert r["split"] in ("tuning", "heldout"), r["id"]
         if r["expect"] == "answer":
             assert r["kind"] == "answerable" and r["key_terms"] and r["gold_pages"], r["id"]
