@@ -1,6 +1,6 @@
 """The held-apart Hindi and Hinglish test files with checked labels (tests/data/xling-fresh3-*.jsonl to
 xling-fresh5-*.jsonl, xling-fresh7-*.jsonl and xling-fresh8-*.jsonl, issue 34), and the development files
-written the same way (xling-fresh6-*.jsonl and xling-fresh9-devanagari.jsonl, halves named: a `split` on every row,
+written the same way (xling-fresh6-*.jsonl and xling-fresh9-*.jsonl, halves named: a `split` on every row,
 5 tuning and 5 held out of each kind and subject), hold what tests/data/README.md says: as many questions of each
 kind and subject as written, in the script named, each answerable question's key terms on a page of its gold chapter
 (the first on its gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
@@ -17,7 +17,7 @@ FILES = ["xling-fresh3-devanagari.jsonl", "xling-fresh3-hinglish.jsonl", "xling-
          "xling-fresh4-hinglish.jsonl", "xling-fresh5-devanagari.jsonl", "xling-fresh5-hinglish.jsonl",
          "xling-fresh6-devanagari.jsonl", "xling-fresh6-hinglish.jsonl", "xling-fresh7-devanagari.jsonl",
          "xling-fresh7-hinglish.jsonl", "xling-fresh8-devanagari.jsonl", "xling-fresh8-hinglish.jsonl",
-         "xling-fresh9-devanagari.jsonl"]
+         "xling-fresh9-devanagari.jsonl", "xling-fresh9-hinglish.jsonl"]
 DEVELOPMENT = ("fresh6", "fresh9")  # development files: each names its halves (`split`)
 NCERT = SHARED_DATA / "libraries" / "ncert" / "class-10"
 
@@ -34,7 +34,7 @@ def test_each_file_has_its_kinds_and_subjects_in_its_script(name):
     assert kinds == {("answer", "science"): 10, ("answer", "social-science"): 10, ("refuse", "science"): 10,
                      ("refuse", "social-science"): 10}
     assert len({r["id"] for r in qs}) == len(qs) and len({r["question"] for r in qs}) == len(qs)
-    development = any(d in name for d in DEVELOPMENT)
+    development = any(f"xling-{d}-" in name for d in DEVELOPMENT)
     if development:
         assert Counter((r["expect"], r["subject"], r["split"]) for r in qs) == {
             (e, s, h): 5 for e in ("answer", "refuse") for s in ("science", "social-science")
