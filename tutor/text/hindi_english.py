@@ -333,7 +333,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         if english:
             kept.append(choose_tiers(english, vocabulary, rule, first_listed, phrase))
             pools[len(kept) - 1] = tuple(dict.fromkeys(c for tier in english for c in tier))
-        elif t not in FUNCTION and loanword is not None and (loan := _loan_pair(toks, typed, i, d, loanword)):
+        elif t not in FUNCTION and loanword is not None and (loan := _loan_pair(toks, typed, i, d, loanword,
+                                                                                  inflect)):
             kept.append(loan)  # two words no dictionary reads, one English term: "ऐक्वा रेजिया" aqua regia
             n = 2
         elif t not in FUNCTION and loanword is not None and (loan := loanword(typed[i])):
@@ -353,11 +354,11 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
 
 
-def _loan_pair(toks: list[str], typed: list[str], i: int, d: Dictionary, loanword: Callable[[str], str | None]
-               ) -> str | None:
+def _loan_pair(toks: list[str], typed: list[str], i: int, d: Dictionary, loanword: Callable[[str], str | None],
+               inflect: bool = True) -> str | None:
     """The English term two Devanagari words at `i` are written for, where no dictionary reads the second either."""
     if (i + 1 >= len(toks) or not _DEV.match(toks[i + 1]) or toks[i + 1] in FUNCTION
-            or _read_at(toks, i + 1, d, True)[1]):
+            or _read_at(toks, i + 1, d, inflect)[1]):
         return None
     return loanword(f"{typed[i]} {typed[i + 1]}")
 
