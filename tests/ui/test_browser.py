@@ -43,7 +43,11 @@ if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
     pytest.skip("the browser test needs /usr/bin/chromium and /usr/bin/chromedriver "
                 "(apt-get install -y chromium chromium-driver, or `make browser-deps`)", allow_module_level=True)
 webdriver = pytest.importorskip("selenium.webdriver", reason="the browser test needs selenium (pip install selenium)")
-from selenium.common.exceptions import ElementClickInterceptedException, TimeoutException
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+    TimeoutException,
+)
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -283,8 +287,10 @@ def test_student_and_staff_journey(server, browser, shots):
     wait(d, 60).until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")))
     radio_option(d, "Page as printed").click()
     idle(d)
-    printed = wait(d, 60).until(lambda drv: next(iter(drv.find_elements(By.CSS_SELECTOR, "[data-testid='stMain'] "
-                                                                                         "img")), None))
+    # the page image once it has loaded (a flake: measured the moment it was added, it was 0 pixels high)
+    printed = WebDriverWait(d, 60, poll_frequency=0.25, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda drv: next((img for img in drv.find_elements(By.CSS_SELECTOR, "[data-testid='stMain'] img")
+                          if img.size["height"] > 300), None))
     assert "switch back to Text" in d.find_element(By.CSS_SELECTOR, "[data-testid='stMain']").text
     assert not d.find_elements(By.CSS_SELECTOR, "[data-testid='tutor-reader-page']")
     assert printed.size["height"] > 300
