@@ -86,7 +86,7 @@ def shelf_index(stats: TermStats) -> SoundIndex:
     with _LOCK:
         got = _INDEXES.get(stats)
     if got is None:
-        got = SoundIndex(stats.words, [p for p, n in getattr(stats, "pairs", {}).items() if n >= 2])
+        got = SoundIndex(stats.words, stats.read_pairs())
         with _LOCK:
             _INDEXES[stats] = got
     return got
@@ -107,5 +107,6 @@ def english_loanword(word: str, index: SoundIndex, similarity: Similarity, min_s
     best = max(range(len(found)), key=scores.__getitem__)
     if scores[best] >= min_similarity:
         return found[best]
-    close = [c for c in found if SequenceMatcher(None, sound(romanized), sound(c)).ratio() >= SOUND_ONLY_RATIO]
+    heard = sound(romanized)
+    close = [c for c in found if SequenceMatcher(None, heard, sound(c)).ratio() >= SOUND_ONLY_RATIO]
     return close[0] if len(key) >= SOUND_ONLY_CONSONANTS and len(close) == 1 else None

@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tutor.text.lexicons import SHIPPED
+from tutor.text.terms import MIN_PAIR_COUNT, stem
 
 log = logging.getLogger(__name__)
 
 SENSES = SHIPPED / "hindi-senses.tsv.gz"  # made by scripts/build_hindi_lexicons.py --senses
-MIN_TOGETHER = 2  # times the shelf writes two senses side by side before a reading takes them for it
+MIN_TOGETHER = MIN_PAIR_COUNT  # times the shelf writes two senses side by side before a reading takes them for it
 # how strongly (`together`), chosen on the development files' readings (docs/evaluation.md, twenty-sixth session)
 MIN_ASSOCIATION = 0.3
 SCALE = 1000  # cosines are stored as integers in thousandths
@@ -90,8 +91,6 @@ def together(left: str, right: str, vocabulary) -> float:
     """How strongly the shelf writes the two readings side by side, in either order (stopwords between them dropped:
     "functions of money" counts for "money" and "function"): the times it does (`TermStats.pairs`) over the chunks
     that use the rarer of the two (`TermStats.df`). "food chain" 1.6, "magnetic field" 2.5, "central state" 0.17."""
-    from tutor.text.terms import stem
-
     a, b = left.lower().split(), right.lower().split()
     stats = vocabulary.stats
     if not a or not b or not getattr(stats, "pairs", None):

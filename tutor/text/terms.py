@@ -216,6 +216,11 @@ def names(text: str) -> set[str]:
     return out
 
 
+# times a shelf writes two stems side by side before anything reads the pair (a Hindi reading's senses,
+# tutor/text/senses.py; its sound match, tutor/text/loanwords.py): fewer is chance, and is not stored
+MIN_PAIR_COUNT = 2
+
+
 class TermStats:
     """Document frequencies of stems over a shelf's chunks, for IDF weights (rare terms weigh more)."""
 
@@ -240,9 +245,11 @@ class TermStats:
     def to_dict(self) -> dict:
         """The statistics as plain JSON values (a database shelf stores them at ingest: tutor/store/pg_shelf.py)."""
         return {"n_docs": self.n_docs, "df": dict(self.df), "words": sorted(self.words),
-                "languages": sorted(self.languages),
-                # a pair written once is never read (senses.MIN_TOGETHER, loanwords.shelf_index): a fifth the size
-                "pairs": {p: n for p, n in self.pairs.items() if n >= 2}}
+                "languages": sorted(self.languages), "pairs": self.read_pairs()}  # about a fifth of all pairs
+
+    def read_pairs(self) -> dict[str, int]:
+        """The pairs written at least MIN_PAIR_COUNT times: the only ones read, and the only ones stored."""
+        return {p: n for p, n in self.pairs.items() if n >= MIN_PAIR_COUNT}
 
     @classmethod
     def from_dict(cls, d: dict) -> TermStats:
