@@ -177,6 +177,9 @@ class Policy:
     hindi_sense_by_neighbours: bool = _f(False, "two Devanagari words read side by side take the senses the shelf "
                                          "writes together ('food chain', not 'food series'), where their chosen senses "
                                          "are never written together and some others are")
+    hindi_superlatives: bool = _f(False, "a Devanagari superlative (सबसे and an adjective) read as the English "
+                                  "superlative the shelf writes ('सबसे बड़ा' -> 'largest'); off: सबसे dropped and "
+                                  "the adjective read alone ('big')")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

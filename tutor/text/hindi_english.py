@@ -29,6 +29,7 @@ from collections.abc import Callable, Container, Sequence
 from tutor.text.hindi_dictionary import Dictionary, load_dictionary, normalize_hindi
 from tutor.text.hinglish import grammar_at
 from tutor.text.senses import Meaning, by_neighbours, choose_by_meaning
+from tutor.text.superlatives import MOST, QUANTITY, superlative_senses
 from tutor.text.terms import TermStats, ascii_digits, stem
 
 # How a Hindi word with several English headwords is read (measured on the tuning half of
@@ -250,8 +251,8 @@ def english_reading(question: str, vocabulary: Container[str] | None = None, *, 
 def reading_and_unread(question: str, vocabulary: Container[str] | None = None, *,
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
                        loanword: Callable[[str], str | None] | None = None,
-                       first_listed: bool = False, replace_glossed: bool = False, neighbours: bool = False
-                       ) -> tuple[str, tuple[str, ...]]:
+                       first_listed: bool = False, replace_glossed: bool = False, neighbours: bool = False,
+                       superlatives: bool = False) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -269,7 +270,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     Attendance Ratio)"); one word with no small letters ("(GST)", "(HCl)") is kept beside it, a name for it.
     `first_listed`: of several merged dictionaries, the first that lists a phrase reads it (`choose_tiers`). With
     `neighbours`, two words read side by side take the senses the shelf writes together (senses.py `by_neighbours`:
-    खाद्य श्रृंखला "food chain", not "food series"). Returns
+    खाद्य श्रृंखला "food chain", not "food series"). With `superlatives`, सबसे and the adjective after it are read as
+    the superlative the shelf writes (`_most`: "सबसे बड़ा" -> "largest"). Returns
     the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
@@ -329,7 +331,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             lead = lead or "explain"
             i += 1
             continue
-        n, english, phrase = _read_at(toks, i, d, inflect)
+        n, english, phrase = _most(toks, i, d, inflect, vocabulary) if superlatives else (1, (), "")
+        if not english:
+            n, english, phrase = _read_at(toks, i, d, inflect)
         if english:
             kept.append(choose_tiers(english, vocabulary, rule, first_listed, phrase))
             pools[len(kept) - 1] = tuple(dict.fromkeys(c for tier in english for c in tier))
@@ -361,6 +365,25 @@ def _loan_pair(toks: list[str], typed: list[str], i: int, d: Dictionary, loanwor
             or _read_at(toks, i + 1, d, inflect)[1]):
         return None
     return loanword(f"{typed[i]} {typed[i + 1]}")
+
+
+def _most(toks: list[str], i: int, d: Dictionary, inflect: bool, vocabulary: Container[str] | None
+          ) -> tuple[int, tuple[tuple[str, ...], ...], str]:
+    """सबसे and the word after it as a superlative (tutor/text/superlatives.py), as `_read_at` returns a reading: the
+    pair as the dictionary lists it, else the superlatives of the word's senses that the shelf (`vocabulary`) writes;
+    (1, (), "") where `i` is not सबसे before a word so read."""
+    if toks[i] != MOST or i + 1 >= len(toks) or not _DEV.match(toks[i + 1]) or toks[i + 1] in FUNCTION:
+        return 1, (), ""
+    if got := QUANTITY.get(toks[i + 1]):
+        return 2, ((got,),), ""
+    for form in (toks[i + 1], *(lemmas(toks[i + 1]) if inflect else ())):  # "सबसे बड़ी" as "सबसे बड़ा" is listed
+        listed = d.senses(f"{MOST} {form}")
+        if listed and (vocabulary is None or any(c in vocabulary for tier in listed for c in tier)):
+            return 2, listed, d.key(f"{MOST} {form}") or ""
+    n, english, phrase = _read_at(toks, i + 1, d, inflect)
+    most = tuple(tuple(c for c in tier if vocabulary is None or c in vocabulary)
+                 for tier in superlative_senses(english))
+    return (n + 1, most, "") if n == 1 and any(most) else (1, (), "")
 
 
 def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool

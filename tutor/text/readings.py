@@ -72,7 +72,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
     return reading_and_unread(question, vocabulary, dictionary=dictionary, loanword=loanword if readers else None,
                               first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
                               replace_glossed=policy is not None and policy.hindi_gloss_replaces,
-                              neighbours=policy is not None and policy.hindi_sense_by_neighbours)
+                              neighbours=policy is not None and policy.hindi_sense_by_neighbours,
+                              superlatives=policy is not None and policy.hindi_superlatives)
 
 
 def hinglish_respelt(question: str, stats: TermStats, policy) -> str:
