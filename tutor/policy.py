@@ -115,6 +115,11 @@ class Policy:
                                            "name (who, where, when, which, how many: Question.asks_thing) is "
                                            "answered only when the span reader finds an answer of that kind in the "
                                            "sentence it leads with this probability (0-1; 0: not checked)", 0, 1)
+    min_reading_thing_span_probability: float = _f(0.0, "the same for a Devanagari question's English reading that "
+                                                   "asks for a thing, by the reader of readings' own span (0: not "
+                                                   "checked)", 0, 1)
+    reading_thing_span: bool = _f(False, "measure the span of the kind asked in a Devanagari reading's answer "
+                                  "(thing_span_p; min_reading_thing_span_probability checks it)")
     span_reader_windows: int = _f(1, "evidence windows the span reader reads for a short factual question's direct "
                                   "answer (the one with the reader's highest P leads; 0: as many as reader_windows)",
                                   0, 10)
@@ -180,6 +185,7 @@ class Policy:
     hindi_superlatives: bool = _f(False, "a Devanagari superlative (सबसे and an adjective) read as the English "
                                   "superlative the shelf writes ('सबसे बड़ा' -> 'largest'); off: सबसे dropped and "
                                   "the adjective read alone ('big')")
+    hinglish_superlatives: bool = _f(False, "the same for a Hinglish superlative ('sabse bada' -> 'largest')")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

@@ -423,3 +423,24 @@ def test_the_span_check_wants_an_answer_of_the_kind_asked_and_reads_no_reading()
     reading = replace(typed, reading=typed.text, script=HINGLISH)
     out, _ = span_decision(spans, reading, decision, None, p)
     assert out.passed and out is decision
+
+
+def test_a_devanagari_readings_thing_question_is_held_to_the_reader_of_readings_span_where_measured():
+    q = "Who measured the power of a lens in dioptres?"
+    decision, p = _decision(q, [(LONG, 0.8)], min_thing_span_probability=0.2, min_sentence_coverage=0.0,
+                            min_term_coverage=0.0, require_answer_type=False, require_names=False,
+                            require_question_numbers=False, reading_thing_span=True,
+                            min_reading_thing_span_probability=0.95)
+    _, found = span_decision(FakeReader(needle="dioptres", span="dioptres", span_p=0.9), q, decision, None, p)
+    reading = replace(Asked.read("लेंस की क्षमता डायोप्टर में किसने मापी?"), reading=q, read_from="Hindi")
+    # no span reader reads a reading: the reader of readings' own finding is held to the bar
+    out, _ = span_decision(None, reading, decision, found, p)
+    assert not out.passed and out.values["thing_span_p"] == pytest.approx(0.9)
+    assert out.checks[-1].name == "answer_span" and out.checks[-1].threshold == 0.95
+    out, _ = span_decision(None, reading, decision, found, p.with_values(min_reading_thing_span_probability=0.5))
+    assert out.passed and out.values["thing_span_p"] == pytest.approx(0.9)
+    # measured at 0, checked by nothing; and not at all unless reading_thing_span says so
+    out, _ = span_decision(None, reading, decision, found, p.with_values(min_reading_thing_span_probability=0.0))
+    assert out.passed and out.values["thing_span_p"] == pytest.approx(0.9)
+    out, _ = span_decision(None, reading, decision, found, p.with_values(reading_thing_span=False))
+    assert out is decision

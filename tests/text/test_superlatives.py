@@ -68,3 +68,15 @@ def test_a_pair_the_dictionary_lists_is_read_as_listed_and_quantities_as_most(d)
     assert reading_and_unread("चावल सबसे ज़्यादा", shelf, dictionary=d, superlatives=True)[0] == "chaval most"
     # सबसे at the end, or before a function word, is dropped as before
     assert reading_and_unread("नदी सबसे", shelf, dictionary=d, superlatives=True)[0] == "river"
+
+
+def test_a_hinglish_superlative_is_read_as_the_one_the_shelf_writes(d):
+    from tutor.text.hinglish_dictionary import hinglish_reading
+
+    shelf = ShelfVocabulary(TermStats(["The longest river.", "Most rice grows here.", "An important port."]))
+    read = lambda q, on=True: hinglish_reading(q, shelf, dictionary=d, superlatives=on)  # noqa: E731
+    assert read("sabse lamba river kaunsa hai") == "which longest river"
+    assert read("sabse lamba river kaunsa hai", on=False) == "which long river"  # sabse dropped, as before
+    assert read("chawal sabse zyada kahan hota hai") == "where chawal most"
+    # no superlative the shelf writes ("most important" is two words): the word alone, as before
+    assert read("sabse important port kaunsa hai") == "which important port"

@@ -40,6 +40,8 @@ _FRAME_GLOSS = {
     "nuksan": "disadvantages", "nuksaan": "disadvantages", "karan": "causes", "kaaran": "causes",
     "prakar": "types", "niyam": "law", "siddhant": "principle", "upyog": "uses", "kaam": "function",
 }
+# words of quantity after "sabse" (most, least), whatever a dictionary reads them as
+_MOST = {"zyada": "most", "jyada": "most", "zyaada": "most", "jyaada": "most", "adhik": "most", "kam": "least"}
 # function words dropped from the reading: postpositions, pronouns, auxiliaries, conjunctions, particles
 _FUNCTION = frozenset("""
 hai hain h he ho hota hoti hote hona hone hoga hogi honge tha thi the thee hua hui hue
@@ -137,12 +139,14 @@ def _english_use(words: Sequence[str], i: int) -> bool:
 
 
 def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
-                    pair: Callable[[str, str], str | None] | None = None) -> str:
+                    pair: Callable[[str, str], str | None] | None = None,
+                    most: Callable[[str], str | None] | None = None) -> str:
     """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
     frame nouns glossed, the other function words dropped, every other word kept in its order: as `gloss` reads it
     where it gives an English word (not for a word typed in capitals, "MRI"), else as typed. A word before a light
     verb is first read with it, where `pair` (word, the light verb's infinitive in Devanagari) gives the pair's
-    English ("theek karte" -> "correct", as ठीक करना)."""
+    English ("theek karte" -> "correct", as ठीक करना). With `most`, "sabse" and the word after it are read as the one
+    superlative it gives ("sabse bada" -> "largest"), "sabse zyada" as "most" (tutor/text/superlatives.py)."""
     lead = ""
     kept: list[str] = []
     typed_words = _WORD.findall(text)
@@ -164,7 +168,10 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
             elif question_word not in kept and question_word != lead:
                 kept.append(question_word)  # a second question ("... kya hai aur kaise ...") keeps its word in place
             continue
-        if w in _FRAME_GLOSS:
+        if w == "sabse" and most is not None and i < len(low) and (top := _MOST.get(low[i]) or most(low[i])):
+            kept.append(top)  # "sabse bada" -> "largest", "sabse zyada" -> "most"
+            i += 1
+        elif w in _FRAME_GLOSS:
             kept.append(_FRAME_GLOSS[w])
         elif w in _REQUEST:
             lead = lead or "explain"

@@ -31,6 +31,7 @@ from tutor.text.hindi_english import choose, choose_tiers, conjunct_verb, lemmas
 from tutor.text.hinglish import GRAMMAR
 from tutor.text.hinglish import english_reading as hinglish_english
 from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
+from tutor.text.superlatives import superlative
 from tutor.text.transliterate import Transliterator, listed
 from tutor.text.transliterate import load as load_transliteration
 
@@ -308,18 +309,24 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
 
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
                      dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
-                     spelling: Spelling | None = None, pairs: bool = False) -> str:
+                     spelling: Spelling | None = None, pairs: bool = False, superlatives: bool = False) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed. With `pairs` (and Dakshina), a word before a light verb is read with it first
-    (`with_light_verb`)."""
+    (`with_light_verb`). With `superlatives`, "sabse" and the word after it are read as the superlative of its English
+    that the shelf writes ("sabse bada" -> "largest"; tutor/text/superlatives.py)."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
     pair = ((lambda w, light: with_light_verb(w, light, romanisations, d, vocabulary))
             if romanisations is not None and pairs else None)
-    return hinglish_english(question, lambda w: latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations,
-                                                            spelling=spelling), pair)
+    def gloss(w: str) -> str | None:
+        return latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations, spelling=spelling)
+
+    def most(w: str) -> str | None:  # the English word itself where the student typed one ("sabse important")
+        top = superlative(gloss(w) or w)
+        return top if top and (vocabulary is None or top in vocabulary) else None
+    return hinglish_english(question, gloss, pair, most if superlatives else None)
 
 
 def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,

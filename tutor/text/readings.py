@@ -53,7 +53,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
         if romanisations is not None and policy.hinglish_common_spelling:  # English chapters: the commonest word
             romanisations = CommonFirst(romanisations)
         reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
-                                    spelling=spelling, pairs=policy is not None and policy.hinglish_light_verbs)
+                                    spelling=spelling, pairs=policy is not None and policy.hinglish_light_verbs,
+                                    superlatives=policy is not None and policy.hinglish_superlatives)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))
