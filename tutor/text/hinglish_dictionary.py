@@ -320,12 +320,14 @@ def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
         return ""
     pair = ((lambda w, light: with_light_verb(w, light, romanisations, d, vocabulary))
             if romanisations is not None and pairs else None)
+
     def gloss(w: str) -> str | None:
         return latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations, spelling=spelling)
 
     def most(w: str) -> str | None:  # the English word itself where the student typed one ("sabse important")
         top = superlative(gloss(w) or w)
         return top if top and (vocabulary is None or top in vocabulary) else None
+
     return hinglish_english(question, gloss, pair, most if superlatives else None)
 
 
