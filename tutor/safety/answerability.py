@@ -234,8 +234,8 @@ def span_decision(span_reader: ReaderModel | None, question: Question | str, dec
     read = _reads_span(span_reader, q, decision, policy)
     found = span_finding(span_reader, q, decision, found, policy, band)
     bar = policy.min_thing_span_probability
-    if (policy.reading_thing_span and decision.passed and q.asks_thing and q.read_from == "Hindi"
-            and q.script != LATIN):  # a Devanagari question's reading: the reader of readings' span
+    if policy.reading_thing_span and decision.passed and q.asks_thing and q.read_from == "Hindi":
+        # a Devanagari question's reading (only Devanagari is read "from Hindi"): the reader of readings' span
         read, bar = True, policy.min_reading_thing_span_probability
     elif not read or not q.asks_thing or q.reading or q.script != LATIN:
         return decision, found

@@ -18,6 +18,7 @@ from collections.abc import Callable, Container, Iterable, Sequence
 from functools import lru_cache
 
 from tutor.text.language import ENGLISH, HINDI, detect_language, devanagari_share
+from tutor.text.superlatives import QUANTITY_LATIN
 
 # question words -> their English reading (the first one found leads the reading)
 _QUESTION_GLOSS = {
@@ -40,8 +41,6 @@ _FRAME_GLOSS = {
     "nuksan": "disadvantages", "nuksaan": "disadvantages", "karan": "causes", "kaaran": "causes",
     "prakar": "types", "niyam": "law", "siddhant": "principle", "upyog": "uses", "kaam": "function",
 }
-# words of quantity after "sabse" (most, least), whatever a dictionary reads them as
-_MOST = {"zyada": "most", "jyada": "most", "zyaada": "most", "jyaada": "most", "adhik": "most", "kam": "least"}
 # function words dropped from the reading: postpositions, pronouns, auxiliaries, conjunctions, particles
 _FUNCTION = frozenset("""
 hai hain h he ho hota hoti hote hona hone hoga hogi honge tha thi the thee hua hui hue
@@ -168,7 +167,7 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
             elif question_word not in kept and question_word != lead:
                 kept.append(question_word)  # a second question ("... kya hai aur kaise ...") keeps its word in place
             continue
-        if w == "sabse" and most is not None and i < len(low) and (top := _MOST.get(low[i]) or most(low[i])):
+        if w == "sabse" and most is not None and i < len(low) and (top := QUANTITY_LATIN.get(low[i]) or most(low[i])):
             kept.append(top)  # "sabse bada" -> "largest", "sabse zyada" -> "most"
             i += 1
         elif w in _FRAME_GLOSS:

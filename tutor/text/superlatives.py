@@ -22,6 +22,9 @@ MOST = normalize_hindi("सबसे")
 # reads ज़्यादा as "heavily" and "still")
 QUANTITY = {normalize_hindi(k): v for k, v in {
     "ज़्यादा": "most", "ज्यादा": "most", "अधिक": "most", "कम": "least"}.items()}
+# the same words typed in Latin letters, after "sabse" (tutor/text/hinglish.py)
+QUANTITY_LATIN = {"zyada": "most", "jyada": "most", "zyaada": "most", "jyaada": "most", "adhik": "most",
+                  "kam": "least"}
 _IRREGULAR = {"good": "best", "well": "best", "bad": "worst", "ill": "worst", "much": "most", "many": "most",
               "more": "most", "little": "least", "less": "least", "far": "farthest"}
 _VOWEL_GROUP = re.compile(r"[aeiou]+|y(?![aeiou])")
