@@ -37,6 +37,8 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         (work / EXAMPLES_META).write_text(json.dumps(
             {"command": _command(), "heldout_articles": sorted(sets.heldout_articles), "parts": parts,
              "notes": notes}, indent=2) + "\n", encoding="utf-8")
+    if args.written_repeat:
+        sets, notes = _with_written(args, sets, notes)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
           f"held out {len(sets.heldout)} {summary(sets.heldout)}")
     print(f"held-out SQuAD articles: {sorted(sets.heldout_articles)}")
@@ -115,6 +117,28 @@ def _built_examples(args: argparse.Namespace):
     return sets, parts, notes
 
 
+def _with_written(args: argparse.Namespace, sets, notes: dict | None):
+    """The written NCERT pairs (tutor/reader/written.py) added to the training part `args.written_repeat` times, their
+    windows read from the evaluation shelves; lines no shelf sentence matches are reported."""
+    from dataclasses import replace
+
+    from tutor.cli.evaluation import eval_indexes
+    from tutor.errors import TutorError
+    from tutor.reader.written import WRITTEN_PAIRS, load_pairs, written_examples
+
+    if args.libraries is None:
+        raise TutorError("--written-repeat needs --libraries (the shelves the written pairs' windows come from)")
+    path = args.written_pairs or WRITTEN_PAIRS
+    made = written_examples(eval_indexes(args, {"ncert"})["ncert"], load_pairs(path))
+    if made.unmatched:
+        print(f"warning: {len(made.unmatched)} written pairs match no shelf sentence, left out: "
+              f"{'; '.join(made.unmatched[:5])}", file=sys.stderr)
+    sets = replace(sets, train=sets.train + made.examples * args.written_repeat)
+    return sets, {**(notes or {}), "written_pairs": f"{len(made.examples)} NCERT pairs written for the reader "
+                                                    f"({path.name}, tutor/reader/written.py), each "
+                                                    f"{args.written_repeat} time(s)"}
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train-reader", help="train the answerability reader (seeded, resumable) and export it",
                        parents=[EVAL_INDEX])
@@ -162,6 +186,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --squad11: also train on SQuAD 2.0's own questions (real unanswerables) of the 10 train "
                         "articles and of the dev articles not held out")
     p.add_argument("--ncert-repeat", type=int, default=1, help="with --squad11: each NCERT pair this many times")
+    p.add_argument("--written-repeat", type=int, default=0,
+                   help="add the NCERT pairs written for the reader (--written-pairs; tutor/reader/written.py) to the "
+                        "training part this many times (0: not at all); needs --libraries")
+    p.add_argument("--written-pairs", type=Path, default=None,
+                   help="the written pairs' JSONL (default data/training/ncert-written-pairs.jsonl)")
     p.add_argument("--examples-only", action="store_true", help="build and save the examples, do not train")
     p.add_argument("--compress", action="store_true", help="with --examples-only: save them as .jsonl.xz")
     p.add_argument("--from-examples", type=Path, default=None,
