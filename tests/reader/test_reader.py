@@ -219,16 +219,27 @@ def test_train_reader_builds_its_examples_from_the_evaluation_shelves(tmp_path):
         for t in ("Normans", "Vikings", "Franks")]}
     (tmp_path / "training").mkdir()
     (tmp_path / "training" / "squad2-dev-articles.json").write_text(json.dumps(squad))
+    # NCERT pairs written for the reader (tutor/reader/written.py), on the sample's first chapter: saved with the rest
+    written = tmp_path / "written.jsonl"
+    written.write_text("\n".join(json.dumps(p) for p in (
+        {"chapter": "sci01", "chunk": "", "question": "What is the bouncing back of light called?", "expect": "answer",
+         "evidence": "Reflection is the bouncing back of light from a surface.", "answer": "Reflection"},
+        {"chapter": "sci01", "question": "Who discovered the laws of reflection?", "expect": "refuse"})) + "\n")
     work = tmp_path / "work"
     r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--libraries", str(tmp_path / "libraries"),
                         "--eval-index", str(tmp_path / "ix"), "--work-dir", str(work), "--examples-only",
-                        "--swaps", "1", "--compress"], capture_output=True, text=True, cwd=REPO, timeout=900)
+                        "--swaps", "1", "--compress", "--written-repeat", "2", "--written-pairs", str(written)],
+                       capture_output=True, text=True, cwd=REPO, timeout=900)
     assert r.returncode == 0, r.stderr
     train = load_examples(work / "train.jsonl.xz")
-    assert {e.source for e in train} >= {"squad", "squad-swap"}
+    assert {e.source for e in train} >= {"squad", "squad-swap", "ncert-written"}
+    mine = [e for e in train if e.source == "ncert-written"]
+    assert sorted(e.label for e in mine) == [0, 0, 1, 1]
+    assert all(e.second[e.span[0]:e.span[1]] == "Reflection" for e in mine if e.label)
     assert (work / "heldout.jsonl.xz").exists() and not (work / "train.jsonl").exists()
     meta = json.loads((work / "examples.json").read_text())
     assert meta["heldout_articles"] and "--examples-only" in meta["command"]
+    assert "2 time(s)" in meta["notes"]["written_pairs"]
 
     # a lent GPU machine has neither ../shared nor the library: it trains on the saved examples alone
     r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--from-examples", str(work),

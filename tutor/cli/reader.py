@@ -25,20 +25,22 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         sets = ExampleSets(load_examples(examples_file(d, "train")), load_examples(examples_file(d, "heldout")),
                            set(meta["heldout_articles"]))
         parts, notes = meta["parts"], {**(meta["notes"] or {}), "examples_built_by": meta["command"]}
+        if args.written_repeat:
+            sets, notes = _with_written(args, sets, notes)
     else:
         if args.libraries is None:
             from tutor.errors import TutorError
 
             raise TutorError("train-reader needs --libraries (to build its examples) or --from-examples")
         sets, parts, notes = _built_examples(args)
+        if args.written_repeat:  # before saving, so that --examples-only carries them to a lent GPU
+            sets, notes = _with_written(args, sets, notes)
         suffix = ".jsonl.xz" if args.compress else ".jsonl"
         save_examples(work / f"train{suffix}", sets.train)
         save_examples(work / f"heldout{suffix}", sets.heldout)
         (work / EXAMPLES_META).write_text(json.dumps(
             {"command": _command(), "heldout_articles": sorted(sets.heldout_articles), "parts": parts,
              "notes": notes}, indent=2) + "\n", encoding="utf-8")
-    if args.written_repeat:
-        sets, notes = _with_written(args, sets, notes)
     print(f"examples: train {len(sets.train)} {summary(sets.train)}; "
           f"held out {len(sets.heldout)} {summary(sets.heldout)}")
     print(f"held-out SQuAD articles: {sorted(sets.heldout_articles)}")
