@@ -72,6 +72,15 @@ def test_an_answerable_pair_is_a_positive_on_its_evidence_window_with_the_answer
     assert made.unmatched == []
 
 
+def test_the_span_is_in_the_evidence_sentence_not_an_earlier_mention_in_the_window():
+    pair = {"chapter": TRAINED, "chunk": "c1", "question": "A current of one what is one coulomb a second?",
+            "expect": "answer", "evidence": "A current of one ampere is a flow of one coulomb each second.",
+            "answer": "ampere"}
+    (ex,) = written_examples(_library(["c1"]), [pair]).examples
+    assert ex.second.startswith("The SI unit")  # "ampere" is in the window twice: the first is not the evidence's
+    assert ex.span[0] > ex.second.index("A current of one") and ex.second[ex.span[0]:ex.span[1]] == "ampere"
+
+
 def test_a_pair_to_refuse_is_a_negative_on_the_ranked_window_and_never_on_a_held_out_chapter():
     pair = {"chapter": TRAINED, "question": "What is the SI unit of resistance of a battery?", "expect": "refuse"}
     # the held-out chapter's chunk comes first and answers best by its words: it must not be read

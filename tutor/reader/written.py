@@ -49,15 +49,18 @@ def _norm(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip()
 
 
-def _evidence_window(chunks: list[Chunk], evidence: str, hint: str | None) -> tuple[str, str] | None:
-    """(window text, chapter code) around the chunk sentence that is the evidence: the hinted chunk first."""
+def _evidence_window(chunks: list[Chunk], evidence: str, hint: str | None) -> tuple[str, int] | None:
+    """(window text, where the evidence sentence starts in it) around the chunk sentence that is the evidence (or
+    holds it: a writer may start mid-sentence), the hinted chunk first; a short sentence inside the evidence (a
+    heading) is not it."""
     ev = _norm(evidence)
     for c in sorted(chunks, key=lambda c: c.chunk_id != hint):
         spans = [(s, e) for s, e, _ in c.sentences]
         for i, (s, e) in enumerate(spans):
             sent = _norm(c.text[s:e])
-            if sent and (ev[:60] in sent or sent[:60] in ev):
-                return window(c.text, spans, i - 1)[0], c.chapter_code
+            if sent and (ev[:60] in sent or (len(sent) >= 30 and sent[:60] in ev)):
+                text, start = window(c.text, spans, i - 1)
+                return text, s - start
     return None
 
 
@@ -84,8 +87,9 @@ def written_examples(library: Library, pairs: list[dict]) -> WrittenPairs:
             if found is None:
                 unmatched.append(q)
                 continue
-            text = found[0]
-            at = text.find(p["answer"])
+            text, at_evidence = found
+            at = text.find(p["answer"], at_evidence)  # in the evidence, not an earlier mention in the window
+            at = at if at >= 0 else text.find(p["answer"])
             span = (at, at + len(p["answer"])) if at >= 0 else None
             out.append(Example("qa", q, text, 1, span, SOURCE, code))
             continue
