@@ -33,6 +33,7 @@ from tutor.text.terms import content_terms, term_set
 
 if TYPE_CHECKING:
     from tutor.retrieval.search import Library
+    from tutor.types import Hit
 
 WINDOW = 3  # sentences a window holds (the reader reads windows of this many sentences at inference too)
 
@@ -75,6 +76,20 @@ def window(text: str, spans: list[tuple[int, int]], first: int, size: int = WIND
     last = min(len(spans), first + size) - 1
     s, e = spans[first][0], spans[last][1]
     return text[s:e], s
+
+
+def ranked_window(question: str, hits: list[Hit], weights: dict[str, float]) -> tuple[str, str] | None:
+    """The window the gate's reader reads for `question` among the best two of `hits`: around the sentence the gate's
+    ranking puts first (safety/gate.py rank_sentences), as (text, chapter code); None where no sentence states
+    anything."""
+    from tutor.safety.gate import rank_sentences
+
+    cands = rank_sentences(question, hits[:2], weights) if hits else []
+    if not cands:
+        return None
+    c0 = cands[0]
+    spans = [(s, e) for s, e, _ in c0.hit.chunk.sentences]
+    return window(c0.hit.chunk.text, spans, c0.index - 1)[0], c0.hit.chunk.chapter_code
 
 
 def _sentence_of(spans: list[tuple[int, int]], char: int) -> int:
@@ -216,7 +231,7 @@ def ncert_examples(library: Library, rng: random.Random, keep: str = "train", ma
                    min_cosine: float = 0.55) -> tuple[list[Example], list[tuple[str, str]]]:
     """Questions printed in the NCERT chapters with windows of their own chapter (positive) and of another chapter
     (negative); also the evidence windows of the kept chapters as (chapter, text) for claim examples."""
-    from tutor.safety.gate import rank_sentences, term_weights
+    from tutor.safety.gate import term_weights
     from tutor.text.terms import TermStats
 
     out: list[Example] = []
@@ -252,12 +267,9 @@ def ncert_examples(library: Library, rng: random.Random, keep: str = "train", ma
             stats_cache[shelf.key] = TermStats([c.text for c in shelf.chunks])
         weights = term_weights(q, stats_cache[shelf.key])
         for label, pool in ((1, own if own and own[0].score >= min_cosine else []), (0, other)):
-            cands = rank_sentences(q, pool[:2], weights) if pool else []
-            if cands:
-                c0 = cands[0]
-                spans = [(s, e) for s, e, _ in c0.hit.chunk.sentences]
-                text, _ = window(c0.hit.chunk.text, spans, c0.index - 1)
-                out.append(Example("qa", q, text, label, None, "ncert", c0.hit.chunk.chapter_code))
+            found = ranked_window(q, pool, weights)
+            if found:
+                out.append(Example("qa", q, found[0], label, None, "ncert", found[1]))
     return out, passages
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tutor.reader.examples import Example, heldout_chapter, window
+from tutor.reader.examples import Example, heldout_chapter, ranked_window, window
 
 if TYPE_CHECKING:
     from tutor.retrieval.search import Library
@@ -66,7 +66,7 @@ def _evidence_window(chunks: list[Chunk], evidence: str, hint: str | None) -> tu
 
 def written_examples(library: Library, pairs: list[dict]) -> WrittenPairs:
     """The pairs as qa examples on `library`'s shelves (module docstring)."""
-    from tutor.safety.gate import rank_sentences, term_weights
+    from tutor.safety.gate import term_weights
     from tutor.text.terms import TermStats
 
     by_chapter: dict[str, list[Chunk]] = {}
@@ -101,12 +101,9 @@ def written_examples(library: Library, pairs: list[dict]) -> WrittenPairs:
             stats[shelf.key] = TermStats([c.text for c in shelf.chunks])
         hits = [h for h in shelf.search(library.embed_query(q, shelf), 40)
                 if h.chunk.is_evidence and not heldout_chapter(h.chunk.chapter_code)]
-        cands = rank_sentences(q, hits[:2], term_weights(q, stats[shelf.key]))
-        if not cands:
+        found = ranked_window(q, hits, term_weights(q, stats[shelf.key]))
+        if found is None:
             unmatched.append(q)
             continue
-        c0 = cands[0]
-        spans = [(s, e) for s, e, _ in c0.hit.chunk.sentences]
-        out.append(Example("qa", q, window(c0.hit.chunk.text, spans, c0.index - 1)[0], 0, None, SOURCE,
-                           c0.hit.chunk.chapter_code))
+        out.append(Example("qa", q, found[0], 0, None, SOURCE, found[1]))
     return WrittenPairs(out, unmatched)
