@@ -185,6 +185,9 @@ class Policy:
     hindi_superlatives: bool = _f(False, "a Devanagari superlative (सबसे and an adjective) read as the English "
                                   "superlative the shelf writes ('सबसे बड़ा' -> 'largest'); off: सबसे dropped and "
                                   "the adjective read alone ('big')")
+    hindi_which_noun: bool = _f(False, "a Devanagari reading's leading 'which' or 'how many' followed by the word it "
+                                "asks about, as English writes it ('किस इंजीनियर ने ...' -> 'which engineer ...'), and "
+                                "a bare कौन before है/था/थे read 'who'; off: the word stays where Hindi puts it")
     hinglish_superlatives: bool = _f(False, "the same for a Hinglish superlative ('sabse bada' -> 'largest')")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")

@@ -280,3 +280,19 @@ def test_the_real_debian_dictionary_reads_a_textbook_question():
         "when projekt start", ("प्रोजेक्ट",))
     if hd.PLACE_NAMES.is_file():  # with Debian's iso-codes, the countries' names too
         assert d.english[hd.normalize_hindi("भारत")] == ("India",)
+
+
+def test_which_and_how_many_are_followed_by_the_word_they_ask_about(d):
+    read = lambda q, on=True: he.reading_and_unread(q, dictionary=d, which_noun=on)[0]  # noqa: E731
+    # Hindi puts the word after the question word and the rest before it; English reads "which lens ..."
+    assert read("प्रकाश अम्ल किस लेन्स में है?") == "which lens light acid"
+    assert read("प्रकाश अम्ल किस लेन्स में है?", on=False) == "which light acid lens"  # as before
+    assert read("अम्ल का कौन-सा लेन्स है?") == "which lens acid"  # कौन's सा/सी/से skipped
+    assert read("अम्ल के कितने लेन्स हैं?") == "how many lens acid"
+    # not after कितने: "कितने से कम" asks how much below, not about "से"
+    assert read("अम्ल कितने से कम काम है?").startswith("how many acid")
+    # a bare कौन before है/था/थे, or last, asks who; कौन सा before है asks which, about no word
+    assert read("अम्ल का समर्थक कौन था?") == "who acid supporter"
+    assert read("अम्ल का समर्थक कौन सा है?") == "which acid supporter"
+    # only the leading question word: a second one keeps its place and its word too
+    assert read("अपवर्तन क्यों होता है और किस लेन्स में?") == "why refraction which lens"

@@ -252,7 +252,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
                        loanword: Callable[[str], str | None] | None = None,
                        first_listed: bool = False, replace_glossed: bool = False, neighbours: bool = False,
-                       superlatives: bool = False) -> tuple[str, tuple[str, ...]]:
+                       superlatives: bool = False, which_noun: bool = False) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -271,8 +271,11 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     `first_listed`: of several merged dictionaries, the first that lists a phrase reads it (`choose_tiers`). With
     `neighbours`, two words read side by side take the senses the shelf writes together (senses.py `by_neighbours`:
     खाद्य श्रृंखला "food chain", not "food series"). With `superlatives`, सबसे and the adjective after it are read as
-    the superlative the shelf writes (`_most`: "सबसे बड़ा" -> "largest"). Returns
-    the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
+    the superlative the shelf writes (`_most`: "सबसे बड़ा" -> "largest"). With `which_noun`, the word a leading "which"
+    asks about follows it, as English writes it ("भाखड़ा नांगल बाँध का डिज़ाइन किस इंजीनियर ने बनाया" -> "which engineer
+    bhakra nangal dam design create", not "which bhakra nangal dam design engineer create"), and a bare कौन before
+    है, था or थे, or at the end, asks "who" ("भारत के पहले प्रधानमंत्री कौन थे" -> "who india first prime minister").
+    Returns the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
     d = dictionary or load_dictionary()
@@ -292,6 +295,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     unread_at: list[int] = []  # where in `kept` each unread word stands
     spans: list[tuple[int, int] | None] = []  # the Hindi words each entry of `kept` reads, where it reads some
     pools: dict[int, tuple[str, ...]] = {}  # an entry of `kept` the dictionary read: every sense it could have been
+    asks_at, fronted = -1, -1  # with which_noun: where the word a leading "which" asks about starts; its entry in kept
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -320,6 +324,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             continue
         if asked or t in QWORD:
             gloss = asked or QWORD[t]
+            if which_noun and not asked and not lead:
+                gloss, asks_at = _which_noun(toks, i, gloss, lead)
             if not lead:
                 lead = gloss
             elif gloss != lead and gloss not in kept:
@@ -349,10 +355,14 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             unread_at.append(len(kept) - 1)
         if len(spans) < len(kept):
             spans.append((i, i + n))
+            if i == asks_at:
+                fronted = len(kept) - 1
         i += n
     if neighbours and isinstance(vocabulary, ShelfVocabulary):
         side = {k for k in range(len(kept) - 1) if spans[k] and spans[k + 1] and spans[k][1] == spans[k + 1][0]}
         kept = by_neighbours(kept, pools, vocabulary, side)
+    if 0 < fronted < len(kept):  # "which" + the word it asks about, then the rest in the question's order
+        kept.insert(0, kept.pop(fronted))
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
@@ -410,6 +420,26 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
     if not english and light and (pair := conjunct_verb(t, light, d))[0]:
         return 2, *pair
     return 1, english, (phrase or "") if english else ""
+
+
+_WHICH = _table("किस किन कौन कौनसा कौनसी कौनसे कितने कितनी कितना")
+_WHICH_LINK = _table("सा सी से")  # "कौन सा", "कौन-सी" (the hyphen splits the token); not after कितने: "कितने से कम"
+_WHO_BEFORE = _table("है हैं था थे थी थीं")
+
+
+def _which_noun(toks: list[str], i: int, gloss: str, lead: str) -> tuple[str, int]:
+    """A leading question word at toks[i] that asks "which" or "how many", and where the word it asks about starts
+    (-1: none, or not the leading question word): the next token (after कौन's सा/सी/से). A bare कौन before है, था
+    or थे, or last, asks "who" (and about no word)."""
+    if lead or toks[i] not in _WHICH:
+        return gloss, -1
+    j = i + 1
+    if toks[i] == normalize_hindi("कौन") and (j >= len(toks) or toks[j] in _WHO_BEFORE):
+        return "who", -1
+    while toks[i].startswith(normalize_hindi("कौन")) and j < len(toks) and toks[j] in _WHICH_LINK:
+        j += 1
+    ok = j < len(toks) and _DEV.match(toks[j]) and toks[j] not in FUNCTION and toks[j] not in QWORD
+    return gloss, j if ok else -1
 
 
 def conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:

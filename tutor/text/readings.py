@@ -74,7 +74,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
                               first_listed=policy is not None and policy.hindi_shabdanjali_first_listed,
                               replace_glossed=policy is not None and policy.hindi_gloss_replaces,
                               neighbours=policy is not None and policy.hindi_sense_by_neighbours,
-                              superlatives=policy is not None and policy.hindi_superlatives)
+                              superlatives=policy is not None and policy.hindi_superlatives,
+                              which_noun=policy is not None and policy.hindi_which_noun)
 
 
 def hinglish_respelt(question: str, stats: TermStats, policy) -> str:
