@@ -296,3 +296,9 @@ def test_which_and_how_many_are_followed_by_the_word_they_ask_about(d):
     assert read("अम्ल का समर्थक कौन सा है?") == "which acid supporter"
     # only the leading question word: a second one keeps its place and its word too
     assert read("अपवर्तन क्यों होता है और किस लेन्स में?") == "why refraction which lens"
+
+
+def test_the_words_asked_about_run_to_a_postposition(d):
+    read = lambda q: he.reading_and_unread(q, dictionary=d, which_noun=True)[0]  # noqa: E731
+    assert read("अपवर्तन किस अम्ल लेन्स में है?") == "which acid lens refraction"  # up to में
+    assert read("अपवर्तन में कौन सा अम्ल प्रकाश देता है?").startswith("which acid refraction light")  # the first alone

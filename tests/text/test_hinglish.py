@@ -87,3 +87,25 @@ def test_no_english_question_of_the_shared_sets_is_taken_for_hinglish():
                  if line.strip()]
     assert len(questions) > 1000
     assert [q for q in questions if is_hinglish(q)] == []
+
+
+def test_which_and_how_many_are_followed_by_the_word_they_ask_about_in_hinglish():
+    read = lambda q, on=True: english_reading(q, which_noun=on)  # noqa: E731
+    assert read("bhakra nangal project kis river basin me hai") == "which river basin bhakra nangal project"
+    assert read("yeh project kis prime minister ne shuru kiya") == "which prime minister project shuru"  # up to "ne"
+    assert read("bhakra nangal project kis river basin me hai", on=False) == "which bhakra nangal project river basin"
+    assert read("dahi me kaun sa acid hota hai") == "which acid dahi"  # the pair "kaun sa" asks which
+    assert read("golden quadrilateral kin kin shehro ko jodta hai").startswith("which shehro golden quadrilateral")
+    assert read("heart me kitne chambers hote hain") == "how many chambers heart"
+    # a bare "kaun" before hai/tha, or last, asks who; "kitne se kam" asks about no word
+    assert read("1857 ki kranti ka neta kaun tha") == "who 1857 kranti neta"
+    assert read("ph kitne se kam hone par").startswith("how many ph")
+    # only the leading question word
+    assert read("ozone layer kyon zaroori hai aur kis gas se bani hai") == "why ozone layer zaroori which gas bani"
+
+
+def test_the_words_asked_about_run_to_a_postposition_and_a_verb_stays_in_place():
+    read = lambda q: english_reading(q, which_noun=True)  # noqa: E731
+    assert read("food chain me kitne percent energy pahunchti hai") == "how many percent food chain energy pahunchti"
+    assert read("oersted ne kis saal dekha tha") == "which saal oersted dekha"
+    assert read("microscope me kitne lens hote hai") == "how many lens microscope"

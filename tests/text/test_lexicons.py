@@ -384,3 +384,20 @@ def test_the_policy_says_which_dictionaries_each_kind_of_question_is_read_with(m
     readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_typed_english=False))
     readings.shelf_reading("हृदय क्या है?", stats, policy=p.with_values(hindi_typed_english=True))
     assert typed_too == [None, "circuit"]
+
+
+def test_the_policy_says_whether_a_which_is_followed_by_the_word_it_asks_about(monkeypatch, both):
+    from tutor.policy import Policy
+    from tutor.text import readings
+    from tutor.text.terms import TermStats
+
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: both)
+    monkeypatch.setattr(readings, "dakshina", lambda: romanisations(PAIRS))
+    stats = TermStats(["The heart pumps blood.", "The sky looks blue because of scattering."])
+    p = Policy().with_values(hindi_shabdanjali=True, hinglish_dakshina=True, hinglish_dictionary=True)
+    for on in (False, True):
+        q = p.with_values(hindi_which_noun=on, hinglish_which_noun=on)
+        devanagari = readings.shelf_reading("नीला किस हृदय में है?", stats, policy=q)[0]
+        hinglish = readings.shelf_reading("neela kis heart me hai", stats, hinglish=True, policy=q)[0]
+        assert devanagari.startswith("which heart") == on, devanagari
+        assert hinglish.startswith("which heart") == on, hinglish

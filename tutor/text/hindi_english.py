@@ -295,7 +295,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     unread_at: list[int] = []  # where in `kept` each unread word stands
     spans: list[tuple[int, int] | None] = []  # the Hindi words each entry of `kept` reads, where it reads some
     pools: dict[int, tuple[str, ...]] = {}  # an entry of `kept` the dictionary read: every sense it could have been
-    asks_at, fronted = -1, -1  # with which_noun: where the word a leading "which" asks about starts; its entry in kept
+    asks, fronted = range(0), range(0)  # with which_noun: the words a leading "which" asks about; their entries
     i = 0
     while i < len(toks):
         t = toks[i]
@@ -325,7 +325,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         if asked or t in QWORD:
             gloss = asked or QWORD[t]
             if which_noun and not asked and not lead:
-                gloss, asks_at = _which_noun(toks, i, gloss, lead)
+                gloss, asks = _which_noun(toks, i, gloss, lead)
             if not lead:
                 lead = gloss
             elif gloss != lead and gloss not in kept:
@@ -355,14 +355,14 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             unread_at.append(len(kept) - 1)
         if len(spans) < len(kept):
             spans.append((i, i + n))
-            if i == asks_at:
-                fronted = len(kept) - 1
+            if i in asks:
+                fronted = range(fronted.start if fronted else len(kept) - 1, len(kept))
         i += n
     if neighbours and isinstance(vocabulary, ShelfVocabulary):
         side = {k for k in range(len(kept) - 1) if spans[k] and spans[k + 1] and spans[k][1] == spans[k + 1][0]}
         kept = by_neighbours(kept, pools, vocabulary, side)
-    if 0 < fronted < len(kept):  # "which" + the word it asks about, then the rest in the question's order
-        kept.insert(0, kept.pop(fronted))
+    if fronted and 0 < fronted.start and fronted.stop <= len(kept):  # "which" + the words it asks about, then the rest
+        kept = kept[fronted.start:fronted.stop] + kept[:fronted.start] + kept[fronted.stop:]
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
@@ -425,21 +425,29 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
 _WHICH = _table("किस किन कौन कौनसा कौनसी कौनसे कितने कितनी कितना")
 _WHICH_LINK = _table("सा सी से")  # "कौन सा", "कौन-सी" (the hyphen splits the token); not after कितने: "कितने से कम"
 _WHO_BEFORE = _table("है हैं था थे थी थीं")
+_POSTPOSITIONS = _table("ने में को से का की के पर तक लिए")
 
 
-def _which_noun(toks: list[str], i: int, gloss: str, lead: str) -> tuple[str, int]:
-    """A leading question word at toks[i] that asks "which" or "how many", and where the word it asks about starts
-    (-1: none, or not the leading question word): the next token (after कौन's सा/सी/से). A bare कौन before है, था
-    or थे, or last, asks "who" (and about no word)."""
+def _which_noun(toks: list[str], i: int, gloss: str, lead: str) -> tuple[str, range]:
+    """A leading question word at toks[i] that asks "which" or "how many", and the tokens it asks about (empty: none,
+    or not the leading question word): from the next (after कौन's सा/सी/से) up to a postposition, where one follows
+    within three ("किस फ्रांसीसी कलाकार ने" French artist), else the next alone ("कितने रंगों से", not the verb of
+    "कौन सा पदार्थ बनता है"). A bare कौन before है, था or थे, or last, asks "who" (and about no word)."""
     if lead or toks[i] not in _WHICH:
-        return gloss, -1
+        return gloss, range(0)
     j = i + 1
     if toks[i] == normalize_hindi("कौन") and (j >= len(toks) or toks[j] in _WHO_BEFORE):
-        return "who", -1
+        return "who", range(0)
     while toks[i].startswith(normalize_hindi("कौन")) and j < len(toks) and toks[j] in _WHICH_LINK:
         j += 1
-    ok = j < len(toks) and _DEV.match(toks[j]) and toks[j] not in FUNCTION and toks[j] not in QWORD
-    return gloss, j if ok else -1
+
+    def content(k: int) -> bool:
+        return bool(_DEV.match(toks[k])) and toks[k] not in FUNCTION and toks[k] not in QWORD
+    if j >= len(toks) or not content(j):
+        return gloss, range(0)
+    run = next((k for k in range(j, min(j + 3, len(toks) - 1)) if toks[k + 1] in _POSTPOSITIONS
+                and all(content(m) for m in range(j, k + 1))), j)
+    return gloss, range(j, run + 1)
 
 
 def conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:

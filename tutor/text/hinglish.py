@@ -139,14 +139,19 @@ def _english_use(words: Sequence[str], i: int) -> bool:
 
 def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
                     pair: Callable[[str, str], str | None] | None = None,
-                    most: Callable[[str], str | None] | None = None) -> str:
+                    most: Callable[[str], str | None] | None = None, which_noun: bool = False) -> str:
     """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
     frame nouns glossed, the other function words dropped, every other word kept in its order: as `gloss` reads it
     where it gives an English word (not for a word typed in capitals, "MRI"), else as typed. A word before a light
     verb is first read with it, where `pair` (word, the light verb's infinitive in Devanagari) gives the pair's
     English ("theek karte" -> "correct", as ठीक करना). With `most`, "sabse" and the word after it are read as the one
-    superlative it gives ("sabse bada" -> "largest"), "sabse zyada" as "most" (tutor/text/superlatives.py)."""
+    superlative it gives ("sabse bada" -> "largest"), "sabse zyada" as "most" (tutor/text/superlatives.py). With
+    `which_noun`, the word a leading "which" or "how many" asks about follows it, as English writes it ("bhakra nangal
+    project kis river basin me hai" -> "which river basin bhakra nangal project"), and a bare "kaun" before hai, tha or
+    thi, or last, asks "who" ("1857 ki kranti ka neta kaun tha" -> "who 1857 revolution leader"), as a Devanagari
+    reading does (tutor/text/hindi_english.py)."""
     lead = ""
+    asks, fronted = range(0), range(0)  # with which_noun: the words a leading "which" asks about; their entries
     kept: list[str] = []
     typed_words = _WORD.findall(text)
     low = [w.lower() for w in typed_words]
@@ -157,11 +162,14 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
         if not n and i and w == low[i - 1] and w.isalpha():  # a word said twice ("baar baar") is read once
             i += 1
             continue
+        at, size = i, len(kept)
         i += n or 1
         if n and not asked:
             continue
         if asked or w in _QUESTION_GLOSS:
             question_word = asked or _QUESTION_GLOSS[w]
+            if which_noun and not lead:
+                question_word, asks = _which_noun(low, i, w, asked, question_word)
             if not lead:
                 lead = question_word
             elif question_word not in kept and question_word != lead:
@@ -182,9 +190,36 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
                 continue
             english = gloss(w) if gloss is not None and not typed.isupper() else None
             kept.append(english.lower() if english else w)
+        if at in asks and len(kept) > size:
+            fronted = range(fronted.start if fronted else size, len(kept))
+    if fronted and fronted.start > 0:  # "which" + the words it asks about, then the rest in the question's order
+        kept = kept[fronted.start:fronted.stop] + kept[:fronted.start] + kept[fronted.stop:]
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip()
+
+
+_WHICH = {"kis", "kin", "kitne", "kitni", "kitna"}  # and "kaun sa", "kon si" ... (_QUESTION_PAIRS: asked "which")
+_WHO_BEFORE = {"hai", "hain", "tha", "thi", "the"}
+_POSTPOSITIONS = {"ne", "me", "mein", "mai", "mei", "ko", "se", "ka", "ki", "ke", "par", "pe", "tak", "liye"}
+
+
+def _which_noun(low: Sequence[str], i: int, w: str, asked: str, gloss: str) -> tuple[str, range]:
+    """A leading question word (w, or the pair `asked` ends at i) that asks "which" or "how many", and the words it
+    asks about (an empty range: none), from low[i] (after a repeat: "kin kin shehro"). A bare "kaun" before hai, tha
+    or thi, or last, asks "who"."""
+    if not asked and w in ("kaun", "kon") and (i >= len(low) or low[i] in _WHO_BEFORE):
+        return "who", range(0)
+    if not (asked == "which" or (not asked and w in _WHICH)):
+        return gloss, range(0)
+    j = i + 1 if i < len(low) and low[i] == w else i
+    if j >= len(low) or not low[j].isalpha() or low[j] in GRAMMAR:
+        return gloss, range(0)
+    # the words up to a postposition, where one follows within three ("kis river basin me"); else the first alone
+    # ("kitne percent energy pahunchti hai": the verb stays in place)
+    run = next((k for k in range(j, min(j + 3, len(low) - 1)) if low[k + 1] in _POSTPOSITIONS
+                and all(low[m].isalpha() and low[m] not in GRAMMAR for m in range(j, k + 1))), j)
+    return gloss, range(j, run + 1)
 
 
 def reply_language(question: str) -> str:

@@ -309,12 +309,14 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
 
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
                      dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
-                     spelling: Spelling | None = None, pairs: bool = False, superlatives: bool = False) -> str:
+                     spelling: Spelling | None = None, pairs: bool = False, superlatives: bool = False,
+                     which_noun: bool = False) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed. With `pairs` (and Dakshina), a word before a light verb is read with it first
     (`with_light_verb`). With `superlatives`, "sabse" and the word after it are read as the superlative of its English
-    that the shelf writes ("sabse bada" -> "largest"; tutor/text/superlatives.py)."""
+    that the shelf writes ("sabse bada" -> "largest"; tutor/text/superlatives.py). With `which_noun`, "which" is
+    followed by the word it asks about (tutor/text/hinglish.py english_reading)."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
@@ -328,7 +330,7 @@ def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
         top = superlative(gloss(w) or w)
         return top if top and (vocabulary is None or top in vocabulary) else None
 
-    return hinglish_english(question, gloss, pair, most if superlatives else None)
+    return hinglish_english(question, gloss, pair, most if superlatives else None, which_noun)
 
 
 def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,

@@ -54,7 +54,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
             romanisations = CommonFirst(romanisations)
         reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
                                     spelling=spelling, pairs=policy is not None and policy.hinglish_light_verbs,
-                                    superlatives=policy is not None and policy.hinglish_superlatives)
+                                    superlatives=policy is not None and policy.hinglish_superlatives,
+                                    which_noun=policy is not None and policy.hinglish_which_noun)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))
