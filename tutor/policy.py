@@ -189,8 +189,8 @@ class Policy:
                                 "asks about, as English writes it ('किस इंजीनियर ने ...' -> 'which engineer ...'), and "
                                 "a bare कौन before है/था/थे read 'who'; off: the word stays where Hindi puts it")
     hinglish_superlatives: bool = _f(False, "the same for a Hinglish superlative ('sabse bada' -> 'largest')")
-    hinglish_which_noun: bool = _f(False, "the same as hindi_which_noun for a Hinglish reading ('kis river basin me' -> "
-                                   "'which river ...', a bare 'kaun tha' -> 'who')")
+    hinglish_which_noun: bool = _f(False, "the same as hindi_which_noun for a Hinglish reading ('kis river basin me' "
+                                   "-> 'which river ...', a bare 'kaun tha' -> 'who')")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

@@ -1,9 +1,9 @@
 """The held-apart Hindi and Hinglish test files with checked labels (tests/data/xling-fresh3-*.jsonl to
-xling-fresh5-*.jsonl, xling-fresh7-*.jsonl, xling-fresh8-*.jsonl and xling-fresh10-*.jsonl, issue 34), and the development files
-written the same way (xling-fresh6-*.jsonl and xling-fresh9-*.jsonl, halves named: a `split` on every row,
-5 tuning and 5 held out of each kind and subject), hold what tests/data/README.md says: as many questions of each
-kind and subject as written, in the script named, each answerable question's key terms on a page of its gold chapter
-(the first on its gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
+xling-fresh5-*.jsonl, xling-fresh7-*.jsonl, xling-fresh8-*.jsonl and xling-fresh10-*.jsonl, issue 34), and the
+development files written the same way (xling-fresh6-*.jsonl and xling-fresh9-*.jsonl, halves named: a `split` on
+every row, 5 tuning and 5 held out of each kind and subject), hold what tests/data/README.md says: as many questions
+of each kind and subject as written, in the script named, each answerable question's key terms on a page of its gold
+chapter (the first on its gold pages), and each refusal's absent terms nowhere in its subject's chapters."""
 from __future__ import annotations
 
 import re
