@@ -274,7 +274,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     the superlative the shelf writes (`_most`: "सबसे बड़ा" -> "largest"). With `which_noun`, the word a leading "which"
     asks about follows it, as English writes it ("भाखड़ा नांगल बाँध का डिज़ाइन किस इंजीनियर ने बनाया" -> "which engineer
     bhakra nangal dam design create", not "which bhakra nangal dam design engineer create"), and a bare कौन before
-    है, था or थे, or at the end, asks "who" ("भारत के पहले प्रधानमंत्री कौन थे" -> "who india first prime minister").
+    है, था or थे, or at the end, asks "who" ("भारत के पहले प्रधानमंत्री कौन थे" -> "who india first premier").
     Returns the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
