@@ -931,3 +931,19 @@ def test_a_released_web_address_sentence_is_quoted_and_before_its_release_it_is_
     t.releases.refresh()
     again = t.ask(LENS_Q, "10", "science")
     assert again.was_refusal and "ncert.nic.in" not in again.answer
+
+
+def test_with_the_policy_switch_a_devanagari_readings_span_is_found_by_the_span_reader(
+        library, audit, hindi_dictionary):
+    t = build_tutor(library, policy=policy(reader=True, span_reader=True, min_reader_probability=0.2),
+                    audit=audit, models=False)
+    t.reader, t.hindi_reader = NeedleJudge("air into water"), NeedleJudge("air into water")
+    t.span_reader = spans = NeedleJudge("air into water")
+    assert not t.ask(REFRACTION_HI, "10", "science").was_refusal
+    assert not spans.calls  # off (as shipped before): the reader of readings' own finding
+    t.policy = t.policy.with_values(reading_span_reader=True)
+    assert not t.ask(REFRACTION_HI, "10", "science").was_refusal
+    assert {q for q, _ in spans.calls} == {"what is refraction"}  # the reading, read as an English question is
+    spans.calls.clear()
+    t.ask("refraction kya hota hai", "10", "science")  # a Hinglish reading: not by this switch
+    assert not spans.calls

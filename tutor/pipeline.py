@@ -275,7 +275,8 @@ class Tutor(KindFollowups):
             with timer.stage("reader"):
                 band, found = read_decision(reader, q, decision, rp)
                 decision = widened(band, hits, q, stats, p)  # what a passed answer may quote, for the span reader
-                span_reader = self.span_reader if reader is self.reader else None
+                english_span = reader is self.reader or (p.reading_span_reader and q.read_from == "Hindi")
+                span_reader = self.span_reader if english_span else None
                 decision, found = span_decision(span_reader, q, decision, found, p, band)
             timer.check("reader")
         else:

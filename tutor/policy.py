@@ -120,6 +120,9 @@ class Policy:
                                                    "checked)", 0, 1)
     reading_thing_span: bool = _f(False, "measure the span of the kind asked in a Devanagari reading's answer "
                                   "(thing_span_p; min_reading_thing_span_probability checks it)")
+    reading_span_reader: bool = _f(False, "a Devanagari reading's span (its direct answer, and the span check where "
+                                   "reading_thing_span is on) found by the span reader, as an English question's, "
+                                   "not by the reader of readings")
     span_reader_windows: int = _f(1, "evidence windows the span reader reads for a short factual question's direct "
                                   "answer (the one with the reader's highest P leads; 0: as many as reader_windows)",
                                   0, 10)
