@@ -18,7 +18,7 @@ FILES = ["xling-fresh3-devanagari.jsonl", "xling-fresh3-hinglish.jsonl", "xling-
          "xling-fresh6-devanagari.jsonl", "xling-fresh6-hinglish.jsonl", "xling-fresh7-devanagari.jsonl",
          "xling-fresh7-hinglish.jsonl", "xling-fresh8-devanagari.jsonl", "xling-fresh8-hinglish.jsonl",
          "xling-fresh9-devanagari.jsonl", "xling-fresh9-hinglish.jsonl", "xling-fresh10-devanagari.jsonl",
-         "xling-fresh10-hinglish.jsonl"]
+         "xling-fresh10-hinglish.jsonl", "xling-fresh11-hinglish.jsonl"]
 DEVELOPMENT = ("fresh6", "fresh9")  # development files: each names its halves (`split`)
 NCERT = SHARED_DATA / "libraries" / "ncert" / "class-10"
 
