@@ -940,7 +940,7 @@ def test_with_the_policy_switch_a_devanagari_readings_span_is_found_by_the_span_
     t.reader, t.hindi_reader = NeedleJudge("air into water"), NeedleJudge("air into water")
     t.span_reader = spans = NeedleJudge("air into water")
     assert not t.ask(REFRACTION_HI, "10", "science").was_refusal
-    assert not spans.calls  # off (as shipped before): the reader of readings' own finding
+    assert not spans.calls  # off (as shipped): the reader of readings' own finding
     t.policy = t.policy.with_values(reading_span_reader=True)
     assert not t.ask(REFRACTION_HI, "10", "science").was_refusal
     assert {q for q, _ in spans.calls} == {"what is refraction"}  # the reading, read as an English question is
