@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Container, Sequence
 
 from tutor.text.hindi_dictionary import Dictionary, load_dictionary, normalize_hindi
-from tutor.text.hinglish import grammar_at
+from tutor.text.hinglish import asked_words, fronted_first, grammar_at
 from tutor.text.senses import Meaning, by_neighbours, choose_by_meaning
 from tutor.text.superlatives import MOST, QUANTITY, superlative_senses
 from tutor.text.terms import TermStats, ascii_digits, stem
@@ -361,8 +361,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     if neighbours and isinstance(vocabulary, ShelfVocabulary):
         side = {k for k in range(len(kept) - 1) if spans[k] and spans[k + 1] and spans[k][1] == spans[k + 1][0]}
         kept = by_neighbours(kept, pools, vocabulary, side)
-    if fronted and 0 < fronted.start and fronted.stop <= len(kept):  # "which" + the words it asks about, then the rest
-        kept = kept[fronted.start:fronted.stop] + kept[:fronted.start] + kept[fronted.stop:]
+    kept = fronted_first(kept, fronted)  # "which" + the words it asks about, then the rest in the question's order
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip(), tuple(dict.fromkeys(unread))
@@ -422,6 +421,7 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
     return 1, english, (phrase or "") if english else ""
 
 
+_KAUN = normalize_hindi("कौन")
 _WHICH = _table("किस किन कौन कौनसा कौनसी कौनसे कितने कितनी कितना")
 _WHICH_LINK = _table("सा सी से")  # "कौन सा", "कौन-सी" (the hyphen splits the token); not after कितने: "कितने से कम"
 _WHO_BEFORE = _table("है हैं था थे थी थीं")
@@ -436,18 +436,16 @@ def _which_noun(toks: list[str], i: int, gloss: str, lead: str) -> tuple[str, ra
     if lead or toks[i] not in _WHICH:
         return gloss, range(0)
     j = i + 1
-    if toks[i] == normalize_hindi("कौन") and (j >= len(toks) or toks[j] in _WHO_BEFORE):
+    if toks[i] == _KAUN and (j >= len(toks) or toks[j] in _WHO_BEFORE):
         return "who", range(0)
-    while toks[i].startswith(normalize_hindi("कौन")) and j < len(toks) and toks[j] in _WHICH_LINK:
+    while toks[i].startswith(_KAUN) and j < len(toks) and toks[j] in _WHICH_LINK:
         j += 1
 
     def content(k: int) -> bool:
         return bool(_DEV.match(toks[k])) and toks[k] not in FUNCTION and toks[k] not in QWORD
     if j >= len(toks) or not content(j):
         return gloss, range(0)
-    run = next((k for k in range(j, min(j + 3, len(toks) - 1)) if toks[k + 1] in _POSTPOSITIONS
-                and all(content(m) for m in range(j, k + 1))), j)
-    return gloss, range(j, run + 1)
+    return gloss, asked_words(toks, j, content, _POSTPOSITIONS)
 
 
 def conjunct_verb(word: str, light: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:

@@ -104,6 +104,23 @@ def grammar_at(words: Sequence[str], i: int, dropped: Iterable[tuple[str, ...]],
     return 2, "which" if pair == "how" and i + 2 < len(words) and words[i + 2] in of else pair
 
 
+def asked_words(words: Sequence[str], j: int, content: Callable[[int], bool], postpositions: Container[str]) -> range:
+    """The words a leading "which" or "how many" asks about, from words[j] (a content word), in either script: up to a
+    postposition where one follows within three and every word before it is `content` ("kis river basin me", "किस
+    फ्रांसीसी कलाकार ने"), else words[j] alone (the verb of "kitne percent energy pahunchti hai" stays in place)."""
+    end = next((k for k in range(j, min(j + 3, len(words) - 1)) if words[k + 1] in postpositions
+                and all(content(m) for m in range(j, k + 1))), j)
+    return range(j, end + 1)
+
+
+def fronted_first(kept: list[str], fronted: range) -> list[str]:
+    """`kept` with its entries `fronted` moved to the front, the rest in order ("which" + the words it asks about);
+    as it was where there are none, they already lead, or they run past its end."""
+    if not fronted or fronted.start == 0 or fronted.stop > len(kept):
+        return kept
+    return kept[fronted.start:fronted.stop] + kept[:fronted.start] + kept[fronted.stop:]
+
+
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
@@ -192,8 +209,7 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
             kept.append(english.lower() if english else w)
         if at in asks and len(kept) > size:
             fronted = range(fronted.start if fronted else size, len(kept))
-    if fronted and fronted.start > 0:  # "which" + the words it asks about, then the rest in the question's order
-        kept = kept[fronted.start:fronted.stop] + kept[:fronted.start] + kept[fronted.stop:]
+    kept = fronted_first(kept, fronted)  # "which" + the words it asks about, then the rest in the question's order
     if lead == "what":
         lead = "what is"
     return " ".join(([lead] if lead else []) + kept).strip()
@@ -213,13 +229,12 @@ def _which_noun(low: Sequence[str], i: int, w: str, asked: str, gloss: str) -> t
     if not (asked == "which" or (not asked and w in _WHICH)):
         return gloss, range(0)
     j = i + 1 if i < len(low) and low[i] == w else i
-    if j >= len(low) or not low[j].isalpha() or low[j] in GRAMMAR:
+
+    def content(k: int) -> bool:
+        return low[k].isalpha() and low[k] not in GRAMMAR
+    if j >= len(low) or not content(j):
         return gloss, range(0)
-    # the words up to a postposition, where one follows within three ("kis river basin me"); else the first alone
-    # ("kitne percent energy pahunchti hai": the verb stays in place)
-    run = next((k for k in range(j, min(j + 3, len(low) - 1)) if low[k + 1] in _POSTPOSITIONS
-                and all(low[m].isalpha() and low[m] not in GRAMMAR for m in range(j, k + 1))), j)
-    return gloss, range(j, run + 1)
+    return gloss, asked_words(low, j, content, _POSTPOSITIONS)
 
 
 def reply_language(question: str) -> str:
