@@ -191,9 +191,13 @@ class Policy:
     hindi_which_noun: bool = _f(False, "a Devanagari reading's leading 'which' or 'how many' followed by the word it "
                                 "asks about, as English writes it ('किस इंजीनियर ने ...' -> 'which engineer ...'), and "
                                 "a bare कौन before है/था/थे read 'who'; off: the word stays where Hindi puts it")
+    hindi_participles: bool = _f(False, "a Devanagari participle before है/था/थे read as its verb ('आते हैं' -> "
+                                 "'come', not the noun आटा, 'flour'), and a bare कौन before one read 'who'")
     hinglish_superlatives: bool = _f(False, "the same for a Hinglish superlative ('sabse bada' -> 'largest')")
     hinglish_which_noun: bool = _f(False, "the same as hindi_which_noun for a Hinglish reading ('kis river basin me' "
                                    "-> 'which river ...', a bare 'kaun tha' -> 'who')")
+    hinglish_participles: bool = _f(False, "the same as hindi_participles for a Hinglish reading ('aate hain' -> "
+                                    "'come'; 'kaun khata hai' -> 'who eat')")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

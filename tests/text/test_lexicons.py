@@ -219,6 +219,47 @@ def test_a_typed_word_before_a_light_verb_is_read_as_the_pair_the_dictionary_lis
     assert hinglish_reading(q, shelf, dictionary=d, pairs=True) == "how myopia well"  # no Dakshina: no pairs
 
 
+# a participle's noun look-alikes: आटे (flour) is typed "aate" as आते (come) is; खाता is an account and "eats"
+# (Shabdanjali lists a verb by its stem: parse_bilingual adds ना)
+VERBS = [{"english": "flour", "pos": "noun", "hindi": "आटा"}, {"english": "come", "pos": "verb", "hindi": "आ"},
+         {"english": "account", "pos": "noun", "hindi": "खाता"}, {"english": "eat", "pos": "verb", "hindi": "खा"},
+         {"english": "surplus", "pos": "noun", "hindi": "बढ़ती"}, {"english": "grow", "pos": "verb", "hindi": "बढ़"},
+         {"english": "speed", "pos": "noun", "hindi": "गति"}, {"english": "herbivore", "pos": "noun",
+                                                                "hindi": "शाकाहारी"}]
+
+
+def test_a_participle_before_an_auxiliary_is_read_as_its_verb_not_a_noun_it_looks_like():
+    d = invert(lx.parse_bilingual(iter(VERBS)))
+    shelf = Shelf({"flour": 1, "come": 1, "account": 1, "eat": 1, "grow": 1, "surplus": 1, "speed": 1})
+    read = lambda q, on: reading_and_unread(q, shelf, dictionary=d, participles=on, which_noun=True)[0]  # noqa: E731
+    assert read("शाकाहारी किस स्तर पर आते हैं?", True).endswith("herbivore come")
+    assert read("जड़ें क्यों बढ़ती हैं?", True) == "why jaren grow"
+    assert read("जड़ें क्यों बढ़ती हैं?", False) == "why jaren surplus"  # as before: the word as written first
+    assert read("बढ़ती आबादी क्या है?", True) == "what is surplus abadi"  # no auxiliary after it: as written
+    assert read("गति है", True) == "speed"  # a short vowel: a noun (गति, not a participle of any verb)
+    # a bare कौन before a participle and its auxiliary asks who
+    assert read("सबसे ज़्यादा कौन खाता है?", True).startswith("who")
+    assert read("सबसे ज़्यादा कौन खाता है?", False).startswith("which account")
+
+
+def test_a_typed_participle_is_read_as_its_verb_by_its_devanagari_spelling():
+    from tutor.text.hinglish_dictionary import hinglish_reading, participle_verb
+
+    d = invert(lx.parse_bilingual(iter(VERBS)))
+    r = romanisations([("आते", "aate", 3), ("आटे", "aate", 2), ("बढ़ती", "badhti", 2), ("गति", "gati", 3),
+                       ("खाता", "khata", 3)])
+    shelf = Shelf({"flour": 1, "come": 1, "grow": 1, "surplus": 1, "speed": 1, "account": 1, "eat": 1})
+    assert participle_verb("aate", r, d, shelf) == "come"
+    assert participle_verb("gati", r, d, shelf) is None  # गति: a noun
+    read = lambda q, on: hinglish_reading(q, shelf, dictionary=d, romanisations=r, participles=on,  # noqa: E731
+                                          which_noun=True)
+    assert read("jadein kyon badhti hain", True) == "why jadein grow"
+    assert read("jadein kyon badhti hain", False) == "why jadein surplus"
+    assert read("badhti abadi kya hai", True) == "what is surplus abadi"  # no auxiliary after it
+    assert read("sabse zyada kaun khata hai", True).startswith("who")
+    assert read("sabse zyada kaun khata hai", False).startswith("which account")
+
+
 def test_for_a_shelf_with_hindi_chapters_a_hinglish_question_is_respelt_in_devanagari():
     r = romanisations(PAIRS + [("क्या", "kya", 5), ("है", "hai", 5), ("में", "mein", 4), ("मैं", "main", 2),
                                ("आयरन", "iron", 3), ("रंग", "rang", 2)])
@@ -401,3 +442,21 @@ def test_the_policy_says_whether_a_which_is_followed_by_the_word_it_asks_about(m
         hinglish = readings.shelf_reading("neela kis heart me hai", stats, hinglish=True, policy=q)[0]
         assert devanagari.startswith("which heart") == on, devanagari
         assert hinglish.startswith("which heart") == on, hinglish
+
+
+def test_the_policy_says_whether_a_participle_is_read_as_its_verb(monkeypatch):
+    from tutor.policy import Policy
+    from tutor.text import readings
+    from tutor.text.terms import TermStats
+
+    d = invert(lx.parse_bilingual(iter(VERBS)))
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: d)
+    monkeypatch.setattr(readings, "dakshina", lambda: romanisations([("बढ़ती", "badhti", 2)]))
+    stats = TermStats(["Plants grow towards light.", "A surplus of food is stored."])
+    p = Policy().with_values(hindi_shabdanjali=True, hinglish_dakshina=True, hinglish_dictionary=True)
+    for on in (False, True):
+        q = p.with_values(hindi_participles=on, hinglish_participles=on)
+        devanagari = readings.shelf_reading("जड़ें क्यों बढ़ती हैं?", stats, policy=q)[0]
+        hinglish = readings.shelf_reading("jadein kyon badhti hain", stats, hinglish=True, policy=q)[0]
+        assert devanagari.endswith("grow" if on else "surplus"), devanagari
+        assert hinglish.endswith("grow" if on else "surplus"), hinglish

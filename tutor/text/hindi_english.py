@@ -170,14 +170,14 @@ _ADJECTIVE = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (("ी", "ा
 _GLOSS = re.compile(r"\(\s*([A-Za-z][^()\u0900-\u097f]*)\)")
 
 
-def lemmas(word: str, endings: Sequence[tuple[str, str]] = _LEMMA) -> list[str]:
+def lemmas(word: str, endings: Sequence[tuple[str, str]] = _LEMMA, shortest: int = 2) -> list[str]:
     """The forms a dictionary may list an inflected Hindi word under (`normalize_hindi` form), most likely first:
-    "अम्लों" -> "अम्ल", "अम्ला"; "बनाया" -> "बनाना"; a stem keeps at least two letters. `endings`: (inflection, the
+    "अम्लों" -> "अम्ल", "अम्ला"; "बनाया" -> "बनाना". `endings`: (inflection, the
     dictionary form's ending) pairs in the order tried (tutor/text/hinglish_dictionary.py passes them in Latin
-    letters)."""
+    letters). `shortest`: the fewest letters a stem keeps (1 for a participle: आते -> आना)."""
     out: list[str] = []
     for suffix, ending in endings:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
+        if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
             form = word[: len(word) - len(suffix)] + ending
             if form not in out:
                 out.append(form)
@@ -252,7 +252,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
                        dictionary: Dictionary | None = None, rule: str = DEFAULT_CHOICE, inflect: bool = True,
                        loanword: Callable[[str], str | None] | None = None,
                        first_listed: bool = False, replace_glossed: bool = False, neighbours: bool = False,
-                       superlatives: bool = False, which_noun: bool = False) -> tuple[str, tuple[str, ...]]:
+                       superlatives: bool = False, which_noun: bool = False,
+                       participles: bool = False) -> tuple[str, tuple[str, ...]]:
     """The Devanagari question as an English shelf can read it, and the Hindi words the dictionary could not read.
 
     The first question word's English leads ("what is", "why", "how many"; a request verb alone gives "explain");
@@ -274,7 +275,9 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
     the superlative the shelf writes (`_most`: "सबसे बड़ा" -> "largest"). With `which_noun`, the word a leading "which"
     asks about follows it, as English writes it ("भाखड़ा नांगल बाँध का डिज़ाइन किस इंजीनियर ने बनाया" -> "which engineer
     bhakra nangal dam design create", not "which bhakra nangal dam design engineer create"), and a bare कौन before
-    है, था or थे, or at the end, asks "who" ("भारत के पहले प्रधानमंत्री कौन थे" -> "who india first premier").
+    है, था or थे, or at the end, asks "who" ("भारत के पहले प्रधानमंत्री कौन थे" -> "who india first premier"). With
+    `participles`, a participle before है, था or थे is read as its verb first (`_participle`: "आते हैं" come, not the
+    noun आटा, flour; "खाता है" eats, not खाता, an account), and a bare कौन before one asks "who".
     Returns the reading ("" where the dictionary is not installed) and those unread Hindi words, as typed."""
     if rule not in CHOICE_RULES:
         raise ValueError(f"unknown choice rule {rule!r}: use one of {', '.join(CHOICE_RULES)}")
@@ -325,7 +328,7 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
         if asked or t in QWORD:
             gloss = asked or QWORD[t]
             if which_noun and not asked and not lead:
-                gloss, asks = _which_noun(toks, i, gloss, lead)
+                gloss, asks = _which_noun(toks, i, gloss, lead, d if participles else None)
             if not lead:
                 lead = gloss
             elif gloss != lead and gloss not in kept:
@@ -338,6 +341,8 @@ def reading_and_unread(question: str, vocabulary: Container[str] | None = None, 
             i += 1
             continue
         n, english, phrase = _most(toks, i, d, inflect, vocabulary) if superlatives else (1, (), "")
+        if not english and participles:
+            n, english, phrase = _participle(toks, i, d)
         if not english:
             n, english, phrase = _read_at(toks, i, d, inflect)
         if english:
@@ -421,22 +426,41 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
     return 1, english, (phrase or "") if english else ""
 
 
+_AUXILIARY = _table("है हैं था थे थी थीं")
+# a participle's endings (the imperfective: बढ़ता, बढ़ती, बढ़ते, बढ़तीं) -> the infinitive's
+PARTICIPLE = [(normalize_hindi(a), normalize_hindi("ना")) for a in ("तीं", "ता", "ती", "ते")]
+
+
+def _participle(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[tuple[str, ...], ...], str]:
+    """A participle before an auxiliary read as its verb, as `_read_at` returns a reading: "आते हैं" -> आना (come),
+    where the word as written is also a noun's form (आटे, flour; खाता, an account; बढ़ती, a surplus) that
+    `_read_at` would read first. (1, (), "") where toks[i] is no such participle, or the dictionary lacks the verb."""
+    if i + 1 >= len(toks) or toks[i + 1] not in _AUXILIARY or toks[i] in FUNCTION:
+        return 1, (), ""
+    for verb in lemmas(toks[i], PARTICIPLE, 1):
+        if got := d.senses(verb):
+            return 1, got, d.key(verb) or ""
+    return 1, (), ""
+
+
 _KAUN = normalize_hindi("कौन")
 _WHICH = _table("किस किन कौन कौनसा कौनसी कौनसे कितने कितनी कितना")
 _WHICH_LINK = _table("सा सी से")  # "कौन सा", "कौन-सी" (the hyphen splits the token); not after कितने: "कितने से कम"
-_WHO_BEFORE = _table("है हैं था थे थी थीं")
 _POSTPOSITIONS = _table("ने में को से का की के पर तक लिए")
 
 
-def _which_noun(toks: list[str], i: int, gloss: str, lead: str) -> tuple[str, range]:
+def _which_noun(toks: list[str], i: int, gloss: str, lead: str, verbs: Dictionary | None = None
+                ) -> tuple[str, range]:
     """A leading question word at toks[i] that asks "which" or "how many", and the tokens it asks about (empty: none,
     or not the leading question word): from the next (after कौन's सा/सी/से) up to a postposition, where one follows
     within three ("किस फ्रांसीसी कलाकार ने" French artist), else the next alone ("कितने रंगों से", not the verb of
-    "कौन सा पदार्थ बनता है"). A bare कौन before है, था or थे, or last, asks "who" (and about no word)."""
+    "कौन सा पदार्थ बनता है"). A bare कौन before है, था or थे, or last, asks "who" (and about no word); with `verbs`
+    (the dictionary), also before a participle and its auxiliary ("कौन खाता है", who eats: `_participle`)."""
     if lead or toks[i] not in _WHICH:
         return gloss, range(0)
     j = i + 1
-    if toks[i] == _KAUN and (j >= len(toks) or toks[j] in _WHO_BEFORE):
+    if toks[i] == _KAUN and (j >= len(toks) or toks[j] in _AUXILIARY
+                             or (verbs is not None and _participle(toks, j, verbs)[1])):
         return "who", range(0)
     while toks[i].startswith(_KAUN) and j < len(toks) and toks[j] in _WHICH_LINK:
         j += 1

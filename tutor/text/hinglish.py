@@ -156,7 +156,8 @@ def _english_use(words: Sequence[str], i: int) -> bool:
 
 def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
                     pair: Callable[[str, str], str | None] | None = None,
-                    most: Callable[[str], str | None] | None = None, which_noun: bool = False) -> str:
+                    most: Callable[[str], str | None] | None = None, which_noun: bool = False,
+                    verb: Callable[[str], str | None] | None = None) -> str:
     """The question as an English shelf can read it: the first question word's gloss leads ("what is", "how", "why"),
     frame nouns glossed, the other function words dropped, every other word kept in its order: as `gloss` reads it
     where it gives an English word (not for a word typed in capitals, "MRI"), else as typed. A word before a light
@@ -166,7 +167,8 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
     `which_noun`, the word a leading "which" or "how many" asks about follows it, as English writes it ("bhakra nangal
     project kis river basin me hai" -> "which river basin bhakra nangal project"), and a bare "kaun" before hai, tha or
     thi, or last, asks "who" ("1857 ki kranti ka neta kaun tha" -> "who 1857 revolution leader"), as a Devanagari
-    reading does (tutor/text/hindi_english.py)."""
+    reading does (tutor/text/hindi_english.py). With `verb`, a participle before hai, tha or thi is read as `verb`
+    reads it (its verb: "aate hain" -> "come", not आटे, flour) where it does, and a bare "kaun" before one asks "who"."""
     lead = ""
     asks, fronted = range(0), range(0)  # with which_noun: the words a leading "which" asks about; their entries
     kept: list[str] = []
@@ -186,7 +188,7 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
         if asked or w in _QUESTION_GLOSS:
             question_word = asked or _QUESTION_GLOSS[w]
             if which_noun and not lead:
-                question_word, asks = _which_noun(low, i, w, asked, question_word)
+                question_word, asks = _which_noun(low, i, w, asked, question_word, verb)
             if not lead:
                 lead = question_word
             elif question_word not in kept and question_word != lead:
@@ -205,7 +207,8 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
                 kept.append(both.lower())
                 i += 1
                 continue
-            english = gloss(w) if gloss is not None and not typed.isupper() else None
+            english = _participle(low, at, verb) if not typed.isupper() else None
+            english = english or (gloss(w) if gloss is not None and not typed.isupper() else None)
             kept.append(english.lower() if english else w)
         if at in asks and len(kept) > size:
             fronted = range(fronted.start if fronted else size, len(kept))
@@ -220,11 +223,20 @@ _WHO_BEFORE = {"hai", "hain", "tha", "thi", "the"}
 _POSTPOSITIONS = {"ne", "me", "mein", "mai", "mei", "ko", "se", "ka", "ki", "ke", "par", "pe", "tak", "liye"}
 
 
-def _which_noun(low: Sequence[str], i: int, w: str, asked: str, gloss: str) -> tuple[str, range]:
+def _participle(low: Sequence[str], i: int, verb: Callable[[str], str | None] | None) -> str | None:
+    """`verb`'s English of low[i] where it is a participle (-ta, -ti, -te) before hai, tha or thi; else None."""
+    if (verb is None or i + 1 >= len(low) or low[i + 1] not in _WHO_BEFORE or low[i] in _FUNCTION
+            or not low[i].endswith(("ta", "ti", "te"))):
+        return None
+    return verb(low[i])
+
+
+def _which_noun(low: Sequence[str], i: int, w: str, asked: str, gloss: str,
+                verb: Callable[[str], str | None] | None = None) -> tuple[str, range]:
     """A leading question word (w, or the pair `asked` ends at i) that asks "which" or "how many", and the words it
     asks about (an empty range: none), from low[i] (after a repeat: "kin kin shehro"). A bare "kaun" before hai, tha
-    or thi, or last, asks "who"."""
-    if not asked and w in ("kaun", "kon") and (i >= len(low) or low[i] in _WHO_BEFORE):
+    or thi, or last, asks "who"; with `verb`, also before a participle and its auxiliary ("kaun khata hai")."""
+    if not asked and w in ("kaun", "kon") and (i >= len(low) or low[i] in _WHO_BEFORE or _participle(low, i, verb)):
         return "who", range(0)
     if not (asked == "which" or (not asked and w in _WHICH)):
         return gloss, range(0)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tutor.text.commonness import commonest_first
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
-from tutor.text.hindi_english import choose, choose_tiers, conjunct_verb, lemmas, romanize
+from tutor.text.hindi_english import PARTICIPLE, choose, choose_tiers, conjunct_verb, lemmas, romanize
 from tutor.text.hinglish import GRAMMAR
 from tutor.text.hinglish import english_reading as hinglish_english
 from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
@@ -239,6 +239,18 @@ def with_light_verb(word: str, light: str, romanised: Romanisations, d: Dictiona
     return None
 
 
+def participle_verb(word: str, romanised: Romanisations, d: Dictionary,
+                    vocabulary: Container[str] | None = None) -> str | None:
+    """The English of the verb a typed participle is a form of, by its Devanagari spellings (Dakshina's, in
+    `romanised`'s order) that end as a participle does: "aate" -> आते -> आना -> "come", "badhti" -> बढ़ती -> बढ़ना
+    -> "grow". A spelling with a short vowel (गति, शक्ति: nouns) is none. None where no spelling is a verb's form."""
+    for dev in romanised.devanagari(word):
+        for verb in lemmas(normalize_hindi(dev), PARTICIPLE, 1):
+            if senses := d.senses(verb):
+                return choose_tiers(senses, vocabulary, phrase=d.key(verb))
+    return None
+
+
 def _spellings(word: str, romanised: Romanisations) -> Iterator[str]:
     """The Devanagari words (normalised) a typed word is typed for, in `romanised`'s order, then those of its
     uninflected forms."""
@@ -310,13 +322,14 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
                      dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
                      spelling: Spelling | None = None, pairs: bool = False, superlatives: bool = False,
-                     which_noun: bool = False) -> str:
+                     which_noun: bool = False, participles: bool = False) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed. With `pairs` (and Dakshina), a word before a light verb is read with it first
     (`with_light_verb`). With `superlatives`, "sabse" and the word after it are read as the superlative of its English
     that the shelf writes ("sabse bada" -> "largest"; tutor/text/superlatives.py). With `which_noun`, "which" is
-    followed by the word it asks about (tutor/text/hinglish.py english_reading)."""
+    followed by the word it asks about (tutor/text/hinglish.py english_reading). With `participles` (and Dakshina), a
+    participle before hai, tha or thi is read as its verb (`participle_verb`)."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
@@ -330,7 +343,9 @@ def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
         top = superlative(gloss(w) or w)
         return top if top and (vocabulary is None or top in vocabulary) else None
 
-    return hinglish_english(question, gloss, pair, most if superlatives else None, which_noun)
+    verb = ((lambda w: participle_verb(w, romanisations, d, vocabulary))
+            if romanisations is not None and participles else None)
+    return hinglish_english(question, gloss, pair, most if superlatives else None, which_noun, verb)
 
 
 def unread_hinglish(reading: str, vocabulary: Container[str] | None = None, *,

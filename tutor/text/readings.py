@@ -55,7 +55,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
         reading = (hinglish_reading(question, vocabulary, dictionary=dictionary, romanisations=romanisations,
                                     spelling=spelling, pairs=policy is not None and policy.hinglish_light_verbs,
                                     superlatives=policy is not None and policy.hinglish_superlatives,
-                                    which_noun=policy is not None and policy.hinglish_which_noun)
+                                    which_noun=policy is not None and policy.hinglish_which_noun,
+                                    participles=policy is not None and policy.hinglish_participles)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))
@@ -76,7 +77,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
                               replace_glossed=policy is not None and policy.hindi_gloss_replaces,
                               neighbours=policy is not None and policy.hindi_sense_by_neighbours,
                               superlatives=policy is not None and policy.hindi_superlatives,
-                              which_noun=policy is not None and policy.hindi_which_noun)
+                              which_noun=policy is not None and policy.hindi_which_noun,
+                              participles=policy is not None and policy.hindi_participles)
 
 
 def hinglish_respelt(question: str, stats: TermStats, policy) -> str:
