@@ -198,6 +198,9 @@ class Policy:
                                    "-> 'which river ...', a bare 'kaun tha' -> 'who')")
     hinglish_participles: bool = _f(False, "the same as hindi_participles for a Hinglish reading ('aate hain' -> "
                                     "'come'; 'kaun khata hai' -> 'who eat')")
+    hinglish_offshelf_english: bool = _f(False, "an English word the shelf does not use, typed in a Hinglish "
+                                         "question, read as the Hindi word people type so where the dictionary reads "
+                                         "it ('dank' -> डंक -> 'sting')")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

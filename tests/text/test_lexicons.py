@@ -260,6 +260,24 @@ def test_a_typed_participle_is_read_as_its_verb_by_its_devanagari_spelling():
     assert read("sabse zyada kaun khata hai", False).startswith("which account")
 
 
+def test_an_english_word_the_shelf_does_not_use_is_read_as_the_hindi_word_typed_so():
+    from tutor.text.hinglish_dictionary import latin_gloss
+
+    d = invert(lx.parse_bilingual(iter([
+        {"english": "sting", "pos": "noun", "hindi": "डंक"}, {"english": "dank", "pos": "adjective", "hindi": "नम"},
+        {"english": "laser", "pos": "noun", "hindi": "लेज़र"}, {"english": "light", "pos": "noun", "hindi": "लेज़र"},
+        {"english": "day", "pos": "noun", "hindi": "दिन"}, {"english": "din", "pos": "noun", "hindi": "शोर"}])))
+    r = romanisations([("डंक", "dank", 3), ("लेज़र", "laser", 3), ("दिन", "din", 3)])
+    shelf = Shelf({"sting": 2, "light": 9, "ant": 1})
+    gloss = lambda w, on=True, v=shelf: latin_gloss(w, v, dictionary=d, romanised=r, offshelf_english=on)  # noqa
+    assert gloss("dank") == "sting"
+    assert gloss("dank", on=False) is None  # as before: an English word stays as typed
+    assert gloss("laser") is None  # लेज़र is "laser" written in Devanagari: the English word stays
+    assert gloss("din") is None  # दिन reads "day", a word this shelf does not use
+    assert gloss("din", v=Shelf({"day": 3})) == "day"
+    assert gloss("sting") is None  # the shelf's own word is English whatever Dakshina says
+
+
 def test_for_a_shelf_with_hindi_chapters_a_hinglish_question_is_respelt_in_devanagari():
     r = romanisations(PAIRS + [("क्या", "kya", 5), ("है", "hai", 5), ("में", "mein", 4), ("मैं", "main", 2),
                                ("आयरन", "iron", 3), ("रंग", "rang", 2)])
@@ -460,3 +478,20 @@ def test_the_policy_says_whether_a_participle_is_read_as_its_verb(monkeypatch):
         hinglish = readings.shelf_reading("jadein kyon badhti hain", stats, hinglish=True, policy=q)[0]
         assert devanagari.endswith("grow" if on else "surplus"), devanagari
         assert hinglish.endswith("grow" if on else "surplus"), hinglish
+
+
+def test_the_policy_says_whether_an_english_word_off_the_shelf_is_read_as_hindi(monkeypatch):
+    from tutor.policy import Policy
+    from tutor.text import readings
+    from tutor.text.terms import TermStats
+
+    d = invert(lx.parse_bilingual(iter([{"english": "sting", "pos": "noun", "hindi": "डंक"},
+                                        {"english": "dank", "pos": "adjective", "hindi": "नम"}])))
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: d)
+    monkeypatch.setattr(readings, "dakshina", lambda: romanisations([("डंक", "dank", 3)]))
+    stats = TermStats(["A bee sting injects methanoic acid."])
+    p = Policy().with_values(hinglish_dakshina=True, hinglish_dictionary=True)
+    for on in (False, True):
+        reading = readings.shelf_reading("dank mein kya hota hai", stats, hinglish=True,
+                                         policy=p.with_values(hinglish_offshelf_english=on))[0]
+        assert reading == ("what is sting" if on else "what is dank"), reading

@@ -293,12 +293,16 @@ def learnt_spelling(d: Dictionary, min_score: float, path: Path = TRANSLITERATIO
 
 
 def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
-                romanised: Romanisations | None = None, spelling: Spelling | None = None) -> str | None:
+                romanised: Romanisations | None = None, spelling: Spelling | None = None,
+                offshelf_english: bool = False) -> str | None:
     """The English of a Hindi content word typed in Latin letters ("neela" -> "blue", "lohe" -> "iron", "pehla" ->
     "first"), or None: for an English word (one the shelf uses, or any headword of the dictionary), a word of fewer
     than three letters, an unknown one, or where the dictionary is not installed. Looked up by `latin_key`, as typed
     and then by its uninflected forms. Among several headwords `choose` takes the first the shelf uses. Last,
-    `spelling` (`learnt_spelling`): the dictionary word the learnt model spells from it or an uninflected form."""
+    `spelling` (`learnt_spelling`): the dictionary word the learnt model spells from it or an uninflected form. With
+    `offshelf_english`, an English headword the shelf does not use is read as the Hindi word Dakshina's annotators
+    typed so, where the dictionary reads that word ("dank" -> डंक -> "sting", "din" -> दिन -> "day", "pet" -> पेट ->
+    "stomach"): typed among Hindi words and foreign to the book, it is more likely Hindi."""
     w = word.lower()
     if len(w) < 3 or not w.isalpha() or (vocabulary is not None and w in vocabulary):
         return None
@@ -307,7 +311,7 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
         return None
     index = latin_index(d)
     if w in index.english:
-        return None
+        return _hindi_of_english(w, d, romanised, vocabulary) if offshelf_english and vocabulary is not None else None
     if romanised is not None and (got := through_devanagari(w, romanised, d, vocabulary)):
         return got
     if heads := romanised_heads(w, index):
@@ -319,10 +323,26 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
     return None
 
 
+def _hindi_of_english(word: str, d: Dictionary, romanised: Romanisations | None,
+                      vocabulary: Container[str]) -> str | None:
+    """An English headword typed in a Hinglish question, read as the Hindi word most of Dakshina's annotators typed
+    so, where the dictionary reads it as written (no uninflected forms: "bane" is not बनना) as a word the shelf uses;
+    None where none does, or where the Hindi word is the English one written in Devanagari (a sense begins with it:
+    लेज़र "laser", न्यूक्लियर "nuclearest")."""
+    for dev in romanised.devanagari(word) if romanised is not None else ():
+        key = normalize_hindi(dev)
+        if senses := d.senses(key):
+            if any(c.lower().startswith(word) for tier in senses for c in tier):
+                return None
+            english = choose_tiers(senses, vocabulary, phrase=d.key(key))
+            return english if english in vocabulary else None
+    return None
+
+
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
                      dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
                      spelling: Spelling | None = None, pairs: bool = False, superlatives: bool = False,
-                     which_noun: bool = False, participles: bool = False) -> str:
+                     which_noun: bool = False, participles: bool = False, offshelf_english: bool = False) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed. With `pairs` (and Dakshina), a word before a light verb is read with it first
@@ -337,7 +357,8 @@ def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
             if romanisations is not None and pairs else None)
 
     def gloss(w: str) -> str | None:
-        return latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations, spelling=spelling)
+        return latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations, spelling=spelling,
+                           offshelf_english=offshelf_english)
 
     def most(w: str) -> str | None:  # the English word itself where the student typed one ("sabse important")
         top = superlative(gloss(w) or w)
