@@ -243,7 +243,8 @@ def test_a_participle_before_an_auxiliary_is_read_as_its_verb_not_a_noun_it_look
 
 
 def test_a_typed_participle_is_read_as_its_verb_by_its_devanagari_spelling():
-    from tutor.text.hinglish_dictionary import hinglish_reading, participle_verb
+    from tutor.text.hinglish_dictionary import hinglish_reading
+    from tutor.text.typed_hindi import participle_verb
 
     d = invert(lx.parse_bilingual(iter(VERBS)))
     r = romanisations([("आते", "aate", 3), ("आटे", "aate", 2), ("बढ़ती", "badhti", 2), ("गति", "gati", 3),

@@ -27,13 +27,14 @@ from pathlib import Path
 
 from tutor.text.commonness import commonest_first
 from tutor.text.hindi_dictionary import NUKTA, Dictionary, load_dictionary, normalize_hindi
-from tutor.text.hindi_english import PARTICIPLE, choose, choose_tiers, conjunct_verb, lemmas, romanize
+from tutor.text.hindi_english import choose, choose_tiers, conjunct_verb, lemmas, romanize
 from tutor.text.hinglish import GRAMMAR
 from tutor.text.hinglish import english_reading as hinglish_english
 from tutor.text.lexicons import DAKSHINA, TRANSLITERATION, read_tsv
 from tutor.text.superlatives import superlative
 from tutor.text.transliterate import Transliterator, listed
 from tutor.text.transliterate import load as load_transliteration
+from tutor.text.typed_hindi import hindi_of_english, participle_verb
 
 log = logging.getLogger(__name__)
 
@@ -239,18 +240,6 @@ def with_light_verb(word: str, light: str, romanised: Romanisations, d: Dictiona
     return None
 
 
-def participle_verb(word: str, romanised: Romanisations, d: Dictionary,
-                    vocabulary: Container[str] | None = None) -> str | None:
-    """The English of the verb a typed participle is a form of, by its Devanagari spellings (Dakshina's, in
-    `romanised`'s order) that end as a participle does: "aate" -> आते -> आना -> "come", "badhti" -> बढ़ती -> बढ़ना
-    -> "grow". A spelling with a short vowel (गति, शक्ति: nouns) is none. None where no spelling is a verb's form."""
-    for dev in romanised.devanagari(word):
-        for verb in lemmas(normalize_hindi(dev), PARTICIPLE, 1):
-            if senses := d.senses(verb):
-                return choose_tiers(senses, vocabulary, phrase=d.key(verb))
-    return None
-
-
 def _spellings(word: str, romanised: Romanisations) -> Iterator[str]:
     """The Devanagari words (normalised) a typed word is typed for, in `romanised`'s order, then those of its
     uninflected forms."""
@@ -300,9 +289,8 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
     than three letters, an unknown one, or where the dictionary is not installed. Looked up by `latin_key`, as typed
     and then by its uninflected forms. Among several headwords `choose` takes the first the shelf uses. Last,
     `spelling` (`learnt_spelling`): the dictionary word the learnt model spells from it or an uninflected form. With
-    `offshelf_english`, an English headword the shelf does not use is read as the Hindi word Dakshina's annotators
-    typed so, where the dictionary reads that word ("dank" -> डंक -> "sting", "din" -> दिन -> "day", "pet" -> पेट ->
-    "stomach"): typed among Hindi words and foreign to the book, it is more likely Hindi."""
+    `offshelf_english`, an English headword the shelf does not use may be Hindi (tutor/text/typed_hindi.py
+    `hindi_of_english`: "dank" -> डंक -> "sting")."""
     w = word.lower()
     if len(w) < 3 or not w.isalpha() or (vocabulary is not None and w in vocabulary):
         return None
@@ -311,7 +299,7 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
         return None
     index = latin_index(d)
     if w in index.english:
-        return _hindi_of_english(w, d, romanised, vocabulary) if offshelf_english and vocabulary is not None else None
+        return hindi_of_english(w, d, romanised, vocabulary) if offshelf_english and vocabulary is not None else None
     if romanised is not None and (got := through_devanagari(w, romanised, d, vocabulary)):
         return got
     if heads := romanised_heads(w, index):
@@ -320,22 +308,6 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
         for f in [w] + latin_lemmas(w):
             if (got := spelling(f)) and (senses := d.senses(got)):
                 return choose_tiers(senses, vocabulary, phrase=d.key(got))
-    return None
-
-
-def _hindi_of_english(word: str, d: Dictionary, romanised: Romanisations | None,
-                      vocabulary: Container[str]) -> str | None:
-    """An English headword typed in a Hinglish question, read as the Hindi word most of Dakshina's annotators typed
-    so, where the dictionary reads it as written (no uninflected forms: "bane" is not बनना) as a word the shelf uses;
-    None where none does, or where the Hindi word is the English one written in Devanagari (a sense begins with it:
-    लेज़र "laser", न्यूक्लियर "nuclearest")."""
-    for dev in romanised.devanagari(word) if romanised is not None else ():
-        key = normalize_hindi(dev)
-        if senses := d.senses(key):
-            if any(c.lower().startswith(word) for tier in senses for c in tier):
-                return None
-            english = choose_tiers(senses, vocabulary, phrase=d.key(key))
-            return english if english in vocabulary else None
     return None
 
 
