@@ -446,53 +446,49 @@ def test_the_policy_says_which_dictionaries_each_kind_of_question_is_read_with(m
     assert typed_too == [None, "circuit"]
 
 
-def test_the_policy_says_whether_a_which_is_followed_by_the_word_it_asks_about(monkeypatch, both):
+def _readings_off_and_on(monkeypatch, d, typed, texts, devanagari, hinglish, *fields):
+    """The readings of a Devanagari question (None: not asked) and a Hinglish one, on a shelf of `texts`, with the
+    dictionary `d` and Dakshina's `typed` pairs, under the policy with `fields` off and then on: [(off...), (on...)]."""
     from tutor.policy import Policy
     from tutor.text import readings
     from tutor.text.terms import TermStats
 
-    monkeypatch.setattr(readings, "reading_dictionary", lambda on: both)
-    monkeypatch.setattr(readings, "dakshina", lambda: romanisations(PAIRS))
-    stats = TermStats(["The heart pumps blood.", "The sky looks blue because of scattering."])
+    monkeypatch.setattr(readings, "reading_dictionary", lambda on: d)
+    monkeypatch.setattr(readings, "dakshina", lambda: romanisations(typed))
+    stats = TermStats(texts)
     p = Policy().with_values(hindi_shabdanjali=True, hinglish_dakshina=True, hinglish_dictionary=True)
+    out = []
     for on in (False, True):
-        q = p.with_values(hindi_which_noun=on, hinglish_which_noun=on)
-        devanagari = readings.shelf_reading("नीला किस हृदय में है?", stats, policy=q)[0]
-        hinglish = readings.shelf_reading("neela kis heart me hai", stats, hinglish=True, policy=q)[0]
+        q = p.with_values(**{f: on for f in fields})
+        out.append((devanagari and readings.shelf_reading(devanagari, stats, policy=q)[0],
+                    readings.shelf_reading(hinglish, stats, hinglish=True, policy=q)[0]))
+    return out
+
+
+def test_the_policy_says_whether_a_which_is_followed_by_the_word_it_asks_about(monkeypatch, both):
+    read = _readings_off_and_on(monkeypatch, both, PAIRS, ["The heart pumps blood.",
+                                                           "The sky looks blue because of scattering."],
+                                "नीला किस हृदय में है?", "neela kis heart me hai", "hindi_which_noun",
+                                "hinglish_which_noun")
+    for on, (devanagari, hinglish) in zip((False, True), read):
         assert devanagari.startswith("which heart") == on, devanagari
         assert hinglish.startswith("which heart") == on, hinglish
 
 
 def test_the_policy_says_whether_a_participle_is_read_as_its_verb(monkeypatch):
-    from tutor.policy import Policy
-    from tutor.text import readings
-    from tutor.text.terms import TermStats
-
-    d = invert(lx.parse_bilingual(iter(VERBS)))
-    monkeypatch.setattr(readings, "reading_dictionary", lambda on: d)
-    monkeypatch.setattr(readings, "dakshina", lambda: romanisations([("बढ़ती", "badhti", 2)]))
-    stats = TermStats(["Plants grow towards light.", "A surplus of food is stored."])
-    p = Policy().with_values(hindi_shabdanjali=True, hinglish_dakshina=True, hinglish_dictionary=True)
-    for on in (False, True):
-        q = p.with_values(hindi_participles=on, hinglish_participles=on)
-        devanagari = readings.shelf_reading("जड़ें क्यों बढ़ती हैं?", stats, policy=q)[0]
-        hinglish = readings.shelf_reading("jadein kyon badhti hain", stats, hinglish=True, policy=q)[0]
+    read = _readings_off_and_on(monkeypatch, invert(lx.parse_bilingual(iter(VERBS))), [("बढ़ती", "badhti", 2)],
+                                ["Plants grow towards light.", "A surplus of food is stored."],
+                                "जड़ें क्यों बढ़ती हैं?", "jadein kyon badhti hain", "hindi_participles",
+                                "hinglish_participles")
+    for on, (devanagari, hinglish) in zip((False, True), read):
         assert devanagari.endswith("grow" if on else "surplus"), devanagari
         assert hinglish.endswith("grow" if on else "surplus"), hinglish
 
 
 def test_the_policy_says_whether_an_english_word_off_the_shelf_is_read_as_hindi(monkeypatch):
-    from tutor.policy import Policy
-    from tutor.text import readings
-    from tutor.text.terms import TermStats
-
     d = invert(lx.parse_bilingual(iter([{"english": "sting", "pos": "noun", "hindi": "डंक"},
                                         {"english": "dank", "pos": "adjective", "hindi": "नम"}])))
-    monkeypatch.setattr(readings, "reading_dictionary", lambda on: d)
-    monkeypatch.setattr(readings, "dakshina", lambda: romanisations([("डंक", "dank", 3)]))
-    stats = TermStats(["A bee sting injects methanoic acid."])
-    p = Policy().with_values(hinglish_dakshina=True, hinglish_dictionary=True)
-    for on in (False, True):
-        reading = readings.shelf_reading("dank mein kya hota hai", stats, hinglish=True,
-                                         policy=p.with_values(hinglish_offshelf_english=on))[0]
+    read = _readings_off_and_on(monkeypatch, d, [("डंक", "dank", 3)], ["A bee sting injects methanoic acid."],
+                                None, "dank mein kya hota hai", "hinglish_offshelf_english")
+    for on, (_, reading) in zip((False, True), read):
         assert reading == ("what is sting" if on else "what is dank"), reading

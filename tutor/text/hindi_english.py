@@ -428,19 +428,27 @@ def _read_at(toks: list[str], i: int, d: Dictionary, inflect: bool
 
 _AUXILIARY = _table("है हैं था थे थी थीं")
 # a participle's endings (the imperfective: बढ़ता, बढ़ती, बढ़ते, बढ़तीं) -> the infinitive's
-PARTICIPLE = [(normalize_hindi(a), normalize_hindi("ना")) for a in ("तीं", "ता", "ती", "ते")]
+_PARTICIPLE = [(normalize_hindi(a), normalize_hindi("ना")) for a in ("तीं", "ता", "ती", "ते")]
+
+
+def verb_senses(word: str, d: Dictionary) -> tuple[tuple[tuple[str, ...], ...], str]:
+    """The `senses` of the verb a participle (`normalize_hindi` form) is a form of, and the verb as the dictionary
+    lists it: "आते" -> आना, "बढ़ती" -> बढ़ना; ((), "") where `word` ends as no participle does (गति, a noun) or the
+    dictionary lacks the verb."""
+    for verb in lemmas(word, _PARTICIPLE, 1):
+        if got := d.senses(verb):
+            return got, d.key(verb) or ""
+    return (), ""
 
 
 def _participle(toks: list[str], i: int, d: Dictionary) -> tuple[int, tuple[tuple[str, ...], ...], str]:
-    """A participle before an auxiliary read as its verb, as `_read_at` returns a reading: "आते हैं" -> आना (come),
-    where the word as written is also a noun's form (आटे, flour; खाता, an account; बढ़ती, a surplus) that
-    `_read_at` would read first. (1, (), "") where toks[i] is no such participle, or the dictionary lacks the verb."""
+    """A participle before an auxiliary read as its verb (`verb_senses`), as `_read_at` returns a reading: "आते हैं"
+    -> आना (come), where the word as written is also a noun's form (आटे, flour; खाता, an account; बढ़ती, a surplus)
+    that `_read_at` would read first. (1, (), "") where toks[i] is no such participle, or the dictionary lacks the
+    verb."""
     if i + 1 >= len(toks) or toks[i + 1] not in _AUXILIARY or toks[i] in FUNCTION:
         return 1, (), ""
-    for verb in lemmas(toks[i], PARTICIPLE, 1):
-        if got := d.senses(verb):
-            return 1, got, d.key(verb) or ""
-    return 1, (), ""
+    return 1, *verb_senses(toks[i], d)
 
 
 _KAUN = normalize_hindi("कौन")

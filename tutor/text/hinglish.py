@@ -207,8 +207,8 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
                 kept.append(both.lower())
                 i += 1
                 continue
-            english = _participle(low, at, verb) if not typed.isupper() else None
-            english = english or (gloss(w) if gloss is not None and not typed.isupper() else None)
+            english = None if typed.isupper() else (_participle(low, at, verb)
+                                                    or (gloss(w) if gloss is not None else None))
             kept.append(english.lower() if english else w)
         if at in asks and len(kept) > size:
             fronted = range(fronted.start if fronted else size, len(kept))
@@ -219,13 +219,13 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
 
 
 _WHICH = {"kis", "kin", "kitne", "kitni", "kitna"}  # and "kaun sa", "kon si" ... (_QUESTION_PAIRS: asked "which")
-_WHO_BEFORE = {"hai", "hain", "tha", "thi", "the"}
+_AUXILIARY = {"hai", "hain", "tha", "thi", "the"}
 _POSTPOSITIONS = {"ne", "me", "mein", "mai", "mei", "ko", "se", "ka", "ki", "ke", "par", "pe", "tak", "liye"}
 
 
 def _participle(low: Sequence[str], i: int, verb: Callable[[str], str | None] | None) -> str | None:
     """`verb`'s English of low[i] where it is a participle (-ta, -ti, -te) before hai, tha or thi; else None."""
-    if (verb is None or i + 1 >= len(low) or low[i + 1] not in _WHO_BEFORE or low[i] in _FUNCTION
+    if (verb is None or i + 1 >= len(low) or low[i + 1] not in _AUXILIARY or low[i] in _FUNCTION
             or not low[i].endswith(("ta", "ti", "te"))):
         return None
     return verb(low[i])
@@ -236,7 +236,7 @@ def _which_noun(low: Sequence[str], i: int, w: str, asked: str, gloss: str,
     """A leading question word (w, or the pair `asked` ends at i) that asks "which" or "how many", and the words it
     asks about (an empty range: none), from low[i] (after a repeat: "kin kin shehro"). A bare "kaun" before hai, tha
     or thi, or last, asks "who"; with `verb`, also before a participle and its auxiliary ("kaun khata hai")."""
-    if not asked and w in ("kaun", "kon") and (i >= len(low) or low[i] in _WHO_BEFORE or _participle(low, i, verb)):
+    if not asked and w in ("kaun", "kon") and (i >= len(low) or low[i] in _AUXILIARY or _participle(low, i, verb)):
         return "who", range(0)
     if not (asked == "which" or (not asked and w in _WHICH)):
         return gloss, range(0)

@@ -8,7 +8,7 @@ from collections.abc import Container
 from typing import Protocol
 
 from tutor.text.hindi_dictionary import Dictionary, normalize_hindi
-from tutor.text.hindi_english import PARTICIPLE, choose_tiers, lemmas
+from tutor.text.hindi_english import choose_tiers, verb_senses
 
 
 class Romanisations(Protocol):
@@ -23,9 +23,9 @@ def participle_verb(word: str, romanised: Romanisations, d: Dictionary,
     `romanised`'s order) that end as a participle does: "aate" -> आते -> आना -> "come", "badhti" -> बढ़ती -> बढ़ना
     -> "grow". A spelling with a short vowel (गति, शक्ति: nouns) is none. None where no spelling is a verb's form."""
     for dev in romanised.devanagari(word):
-        for verb in lemmas(normalize_hindi(dev), PARTICIPLE, 1):
-            if senses := d.senses(verb):
-                return choose_tiers(senses, vocabulary, phrase=d.key(verb))
+        senses, verb = verb_senses(normalize_hindi(dev), d)
+        if senses:
+            return choose_tiers(senses, vocabulary, phrase=verb)
     return None
 
 
