@@ -20,6 +20,7 @@ from tutor.reader.examples import (
     window,
 )
 from tutor.reader.model import READER_DIR, Reader, reader_available, shared_reader
+from tutor.reader.telegraph import telegraphed
 from tutor.reader.training import export, train
 
 needs_reader = pytest.mark.skipif(not reader_available(), reason="the reader is not in data/models/reader")
@@ -241,15 +242,17 @@ def test_train_reader_builds_its_examples_from_the_evaluation_shelves(tmp_path):
     assert meta["heldout_articles"] and "--examples-only" in meta["command"]
     assert "2 time(s)" in meta["notes"]["written_pairs"]
 
-    # a lent GPU machine has neither ../shared nor the library: it trains on the saved examples alone
+    # a lent GPU machine has neither ../shared nor the library: it trains on the saved examples alone, and may give
+    # their questions as readings too (the reader of readings), the written pairs' among them
     r = subprocess.run([sys.executable, "-m", "tutor", "train-reader", "--from-examples", str(work),
                         "--work-dir", str(tmp_path / "work2"), "--out", str(tmp_path / "reader"), "--epochs", "1",
-                        "--batch-size", "4", "--max-length", "64"], capture_output=True, text=True, cwd=REPO,
-                       timeout=900)
+                        "--batch-size", "4", "--max-length", "64", "--telegraphic", "1.0"], capture_output=True,
+                       text=True, cwd=REPO, timeout=900)
     assert r.returncode == 0, r.stderr
     config = json.loads((tmp_path / "reader" / "reader.json").read_text())
     assert config["examples_built_by"] == meta["command"]
-    assert config["examples"]["train"] == summary(train)
+    assert config["examples"]["train"] == summary(telegraphed(train, 1.0, 0)) != summary(train)
+    assert "ncert-written-tele/qa/pos" in config["examples"]["train"] and "1.0" in config["telegraphic"]
     assert config["training"]["stopped_at_step"] is None
 
 

@@ -25,16 +25,14 @@ def cmd_train_reader(args: argparse.Namespace) -> int:
         sets = ExampleSets(load_examples(examples_file(d, "train")), load_examples(examples_file(d, "heldout")),
                            set(meta["heldout_articles"]))
         parts, notes = meta["parts"], {**(meta["notes"] or {}), "examples_built_by": meta["command"]}
-        if args.written_repeat:
-            sets, notes = _with_written(args, sets, notes)
+        sets, notes = _with_additions(args, sets, notes)
     else:
         if args.libraries is None:
             from tutor.errors import TutorError
 
             raise TutorError("train-reader needs --libraries (to build its examples) or --from-examples")
         sets, parts, notes = _built_examples(args)
-        if args.written_repeat:  # before saving, so that --examples-only carries them to a lent GPU
-            sets, notes = _with_written(args, sets, notes)
+        sets, notes = _with_additions(args, sets, notes)  # before saving: --examples-only carries them to a GPU
         suffix = ".jsonl.xz" if args.compress else ".jsonl"
         save_examples(work / f"train{suffix}", sets.train)
         save_examples(work / f"heldout{suffix}", sets.heldout)
@@ -109,14 +107,26 @@ def _built_examples(args: argparse.Namespace):
         mixed_heldout = code_mixed(sets.heldout, dictionary_path(), 1.0, args.seed + 1)
         sets = replace(sets, train=code_mixed(sets.train, dictionary_path(), args.code_mix, args.seed),
                        heldout=sets.heldout + [e for e in mixed_heldout if e.source.endswith("-hi")])
-    if args.telegraphic:
-        from tutor.reader.telegraph import telegraphed
-
-        sets = replace(sets, train=telegraphed(sets.train, args.telegraphic, args.seed))
     if args.tasks == "qa":
         sets = replace(sets, train=[e for e in sets.train if e.task == "qa"],
                        heldout=[e for e in sets.heldout if e.task == "qa"])
     return sets, parts, notes
+
+
+def _with_additions(args: argparse.Namespace, sets, notes: dict | None):
+    """What the options add to examples however they were made (built here or loaded with --from-examples): the
+    written pairs, then questions also given as readings (--telegraphic, the written pairs' among them)."""
+    if args.written_repeat:
+        sets, notes = _with_written(args, sets, notes)
+    if args.telegraphic:
+        from dataclasses import replace
+
+        from tutor.reader.telegraph import telegraphed
+
+        sets = replace(sets, train=telegraphed(sets.train, args.telegraphic, args.seed))
+        notes = {**(notes or {}), "telegraphic": f"a share {args.telegraphic} of the qa training questions also "
+                                                 f"given as readings (tutor/reader/telegraph.py, seed {args.seed})"}
+    return sets, notes
 
 
 def _with_written(args: argparse.Namespace, sets, notes: dict | None):
