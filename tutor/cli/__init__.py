@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from tutor.cli import ask, evaluation, library, load, models, reader, ready, releases
+from tutor.cli import ask, evaluation, library, load, models, reader, ready, releases, replay
 from tutor.config import index_dir
 
 
@@ -26,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.register(sub)  # eval, followups, calibrate, recall, hand-check, bench-reader, bench-concurrency
     models.register(sub)  # llm-model
     reader.register(sub)  # train-reader
+    replay.register(sub)  # record-reader, replay-reader
     evaluation.register_bench(sub)
     load.register(sub)  # bench-load
     ready.register(sub)  # ready

@@ -1,0 +1,145 @@
+"""A candidate answerability reader measured in the gate in seconds: the gate's reader bars replayed over one
+recorded evaluation run, with the candidate's probabilities in place of the shipped reader's.
+
+With `policy.reader_windows` 1 the gate's reader reads one window per question, and which window it reads does not
+depend on the reader (the gate chooses it from the evidence). So one run of the question sets with the reader's bars
+opened (min_reader_probability and min_rescue_reader_probability 0) records, per question, what the reader read and
+how the answer scored (`record`); any reader then reads those windows again (`probabilities`: about 700 windows in
+20 s on 2 cores, where a run of the three English sets takes half an hour) and `figures` replays the bars: a question
+the gate passed is kept when P >= bar, one the reader could rescue when P >= rescue, one the reader never read as it
+was. Exact where the reader's own span does not change the composed answer (the span reader composes it): the
+thirty-first session's R5 replayed gives the figures its own run gave at 0.15 / 0.8 on all three sets, to the decimal.
+
+`python -m tutor record-reader` writes the records, `python -m tutor replay-reader` reads them (tutor/cli/replay.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tutor.evaluation.bench_reader import RecordingReader
+from tutor.evaluation.metrics import rate
+
+if TYPE_CHECKING:
+    from tutor.evaluation.questions import Question
+    from tutor.pipeline import Tutor
+    from tutor.safety.answerability import ReaderModel
+
+HALVES = ("tuning", "heldout")
+
+
+def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name: str,
+           training_json: str | Path | None = None, progress: Callable[[int, int], None] | None = None
+           ) -> list[dict[str, Any]]:
+    """Ask every question of one set through its library's tutor, the reader's bars opened and its reads recorded.
+    One record per question: its half, label, how the answer scored (evaluate.judge), how the reader was asked
+    ("gate": the gate passed it, "rescue": the reader could rescue it, None: not read) and what it read."""
+    from tutor.evaluation.evaluate import judge
+    from tutor.evaluation.questions import split_questions
+
+    half = {q.id: h for h in HALVES for q in split_questions(list(questions), h, training_json)}
+    saved = {name: (t.reader, t.policy) for name, t in tutors.items()}
+    recorders: dict[str, RecordingReader] = {}
+    for name, t in tutors.items():
+        if t.reader is None:
+            raise ValueError(f"the tutor of {name} has no answerability reader: nothing to record")
+        recorders[name] = RecordingReader(t.reader)
+        t.reader = recorders[name]
+        t.policy = t.policy.with_values(min_reader_probability=0.0, min_rescue_reader_probability=0.0)
+    out = []
+    try:
+        for i, q in enumerate(questions):
+            rec = recorders[q.library]
+            rec.calls.clear()
+            ans = tutors[q.library].ask(q.question, q.klass, q.subject)
+            row = judge(q, ans)
+            names = {c.name for c in ans.checks}
+            path = "rescue" if "reader_rescue" in names else "gate" if "reader" in names else None
+            read = rec.calls[0] if path and rec.calls else None
+            if read is not None and len(read[1]) != 1:
+                raise ValueError(f"{q.id}: the reader read {len(read[1])} windows; replaying needs reader_windows 1")
+            out.append({"set": set_name, "id": q.id, "half": half.get(q.id, "tuning"), "expect": q.expect,
+                        "answered": row["answered"], "covered": bool(row["covered"]), "first_ok": bool(row["first_ok"]),
+                        "path": path if read is not None else None, "question": read[0] if read else None,
+                        "window": read[1][0] if read else None, "p": ans.measures.get("reader_p") if read else None})
+            if progress:
+                progress(i + 1, len(questions))
+    finally:
+        for name, t in tutors.items():
+            t.reader, t.policy = saved[name]
+    return out
+
+
+def probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]]) -> dict[str, float]:
+    """The reader's P(the window answers) for every record the gate's reader read, by question id."""
+    return {r["id"]: round(float(reader.read(r["question"], [r["window"]])[0].probability), 4)
+            for r in records if r["window"] is not None}
+
+
+def kept(r: dict[str, Any], p: Mapping[str, float], bar: float, rescue: float) -> bool:
+    """Whether the question is answered at these bars: as recorded if the reader did not read it, else by P."""
+    if not r["answered"]:
+        return False
+    if r["path"] is None:
+        return True
+    return p[r["id"]] >= (bar if r["path"] == "gate" else rescue)
+
+
+def figures(records: Sequence[dict[str, Any]], p: Mapping[str, float], bar: float, rescue: float
+            ) -> dict[str, dict[str, float | None]]:
+    """False acceptance, coverage and first-sentence accuracy (as `python -m tutor eval` counts them), per set and
+    half ("ncert-class10/tuning"), with the questions counted."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault(f"{r['set']}/{r['half']}", []).append(r)
+    out = {}
+    for name, rows in sorted(groups.items()):
+        ref = [r for r in rows if r["expect"] == "refuse"]
+        ans = [r for r in rows if r["expect"] == "answer"]
+        out[name] = {"questions": len(rows),
+                     "false_acceptance": rate(sum(kept(r, p, bar, rescue) for r in ref), len(ref)),
+                     "coverage": rate(sum(kept(r, p, bar, rescue) and r["covered"] for r in ans), len(ans)),
+                     "first_sentence": rate(sum(kept(r, p, bar, rescue) and r["first_ok"] for r in ans), len(ans))}
+    return out
+
+
+BARS = tuple(round(0.01 * i, 2) for i in range(1, 61))
+RESCUE_BARS = tuple(round(0.05 * i, 2) for i in range(10, 20))
+
+
+def choose_bars(records: Sequence[dict[str, Any]], p: Mapping[str, float], caps: Mapping[str, float], most: str,
+                then: str | None = None) -> tuple[float, float] | None:
+    """The bars (reader, rescue) chosen on the tuning halves: every set in `caps` at most that false acceptance, the
+    most coverage of set `most`, then the most first-sentence accuracy of set `then`, then the least false
+    acceptance of the capped sets. None when no bars meet the caps."""
+    import numpy as np
+
+    sets = {}
+    for name in {most, *caps, *([then] if then else [])}:
+        rows = [r for r in records if r["half"] == "tuning" and r["set"] == name]
+        sets[name] = {"answered": np.array([r["answered"] for r in rows], dtype=bool),
+                      "gate": np.array([r["path"] == "gate" for r in rows], dtype=bool),
+                      "read": np.array([r["path"] is not None for r in rows], dtype=bool),
+                      "p": np.array([p.get(r["id"], 0.0) for r in rows], dtype=float),
+                      "refuse": np.array([r["expect"] == "refuse" for r in rows], dtype=bool),
+                      "covered": np.array([r["covered"] for r in rows], dtype=bool),
+                      "first": np.array([r["first_ok"] for r in rows], dtype=bool)}
+
+    def measures(s: dict, bar: float, rescue: float) -> tuple[float, float, float]:
+        keep = s["answered"] & (~s["read"] | (s["p"] >= np.where(s["gate"], bar, rescue)))
+        n_ref, n_ans = max(1, int(s["refuse"].sum())), max(1, int((~s["refuse"]).sum()))
+        return (float((keep & s["refuse"]).sum()) / n_ref, float((keep & ~s["refuse"] & s["covered"]).sum()) / n_ans,
+                float((keep & ~s["refuse"] & s["first"]).sum()) / n_ans)
+
+    best: tuple[tuple, float, float] | None = None
+    for bar in BARS:
+        for rescue in RESCUE_BARS:
+            fa = {name: measures(sets[name], bar, rescue)[0] for name in caps}
+            if any(round(fa[name], 4) > cap + 1e-9 for name, cap in caps.items()):
+                continue
+            key = (round(measures(sets[most], bar, rescue)[1], 4),
+                   round(measures(sets[then], bar, rescue)[2], 4) if then else 0.0, -round(sum(fa.values()), 4))
+            if best is None or key > best[0]:
+                best = (key, bar, rescue)
+    return None if best is None else (best[1], best[2])
