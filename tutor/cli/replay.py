@@ -68,7 +68,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         else:
             from tutor.evaluation.reader_replay import probabilities
 
-            p = probabilities(Reader(d, engine=args.engine), records)
+            p = probabilities(Reader(d, engine=args.engine, threads=args.threads), records)
         chosen = choose_bars(records, p, caps, most, then)
         out[name] = {"policy_bars": fixed, "at_policy": figures(records, p, *fixed), "chosen_bars": chosen,
                      "at_chosen": figures(records, p, *chosen) if chosen else None, "p": p}
@@ -92,6 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("records", type=Path, help="what record-reader wrote")
     p.add_argument("--reader", type=Path, nargs="*", default=[], help="reader folders to replay (beside the recorded)")
     p.add_argument("--engine", choices=("onnx", "torch"), default="torch")
+    p.add_argument("--threads", type=int, default=None,
+                   help="the reader's threads (1 beside a training that holds the cores: far faster than sharing)")
     p.add_argument("--caps", default=CAPS, help=f"SET=FA,...: the false acceptance each set's tuning half may have "
                                                 f"when bars are chosen (default {CAPS})")
     p.add_argument("--most", default="ncert-class10", help="the set whose tuning coverage the chosen bars maximise")
