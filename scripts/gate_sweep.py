@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-BASE_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt")
-PART_BYTES = 15 * 1024 * 1024  # the device tool brings back files of at most 16 MiB
+from scripts.reader_sweep import base_folder, save_word_rows, write_parts  # noqa: E402
+
 CAPS = {"ncert-class10": 0.01, "squad2-in-library": 0.30}
 
 
@@ -49,11 +49,8 @@ def pack(dest: Path, records: Path, components: dict[str, tuple[Path, int]], wri
          libraries: Path | None = None) -> None:
     """The components' examples (xz), the records, the base's tokenizer files and the word-embedding rows that any
     text uses (fp16): the rest of the base comes from the reader a run starts from."""
-    import torch
-    from safetensors.torch import load_file, save_file
-
     from tutor.reader.examples import examples_file, load_examples
-    from tutor.reader.model import base_model_path, make_tokenizer
+    from tutor.reader.model import make_tokenizer
 
     dest.mkdir(parents=True, exist_ok=True)
     made = {}
@@ -77,36 +74,18 @@ def pack(dest: Path, records: Path, components: dict[str, tuple[Path, int]], wri
     for i in range(0, len(texts), 512):
         for enc in tok.encode_batch(texts[i:i + 512]):
             used.update(enc.ids)
-    base = base_model_path()
-    for f in BASE_FILES:
-        shutil.copy(base / f, dest / f)
-    state = load_file(str(base / "model.safetensors"))
-    key = next(k for k in state if k.endswith("word_embeddings.weight"))
-    ids = sorted(used)
-    save_file({"ids": torch.tensor(ids), "rows": state[key][ids].half().contiguous(),
-               "shape": torch.tensor(list(state[key].shape))}, str(dest / "rows.safetensors"), metadata={"key": key})
-    print(f"packed {', '.join(f'{k} {len(v)}' for k, v in made.items())}; {len(rows)} records; {len(ids)} word rows")
+    save_word_rows(dest, used)
+    print(f"packed {', '.join(f'{k} {len(v)}' for k, v in made.items())}; {len(rows)} records; {len(used)} word rows")
 
 
 def rebuild_base(packed: Path, reader: Path, dest: Path) -> None:
     """A base folder from the packed rows and an exported reader's encoder (every run starts from a reader, whose
     weights replace these; the word embeddings, which a reader does not ship, are the base's own)."""
-    import torch
-    from safetensors import safe_open
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
 
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in BASE_FILES:
-        shutil.copy(packed / f, dest / f)
-    state = {k[len("bert."):]: v.float() for k, v in load_file(str(reader / "reader.safetensors")).items()
-             if k.startswith("bert.")}
-    with safe_open(str(packed / "rows.safetensors"), "pt") as f:
-        key = f.metadata()["key"]
-        ids, rows, shape = f.get_tensor("ids"), f.get_tensor("rows"), f.get_tensor("shape")
-    emb = torch.zeros(tuple(shape.tolist()))
-    emb[ids] = rows.float()
-    state[key] = emb
-    save_file(state, str(dest / "model.safetensors"))
+    base_folder(packed, dest, {k[len("bert."):]: v.float()
+                               for k, v in load_file(str(reader / "reader.safetensors")).items()
+                               if k.startswith("bert.")})
 
 
 def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: str, limit: int = 0,
@@ -172,9 +151,7 @@ def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: st
     for row in sorted(done, key=lambda r: r["key"], reverse=True)[:2]:
         d = work / row["id"] / "reader"
         shutil.copy(d / "reader.json", out / f"{row['id']}.json")
-        w = (d / "reader.safetensors").read_bytes()
-        for i in range(0, len(w), PART_BYTES):
-            (out / f"{row['id']}.part{i // PART_BYTES}").write_bytes(w[i:i + PART_BYTES])
+        write_parts((d / "reader.safetensors").read_bytes(), out / f"{row['id']}.part")
     return done
 
 

@@ -45,10 +45,10 @@ def pack(dest: Path, variants: dict[str, Path], base_only: bool = False) -> None
     """The examples of each variant and the base model's weights, fp16, word-embedding rows limited to those used.
     `base_only`: the base alone (for `train-reader --from-examples` on the GPU, which reads the work folders'
     .jsonl.xz as they are; `device_train_reader.sh`)."""
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import save_file
 
     from tutor.reader.examples import _open_text, examples_file
-    from tutor.reader.model import base_model_path, make_tokenizer
+    from tutor.reader.model import make_tokenizer
 
     dest.mkdir(parents=True, exist_ok=True)
     tok = make_tokenizer(512)
@@ -64,40 +64,61 @@ def pack(dest: Path, variants: dict[str, Path], base_only: bool = False) -> None
             for i in range(0, len(pairs), 256):
                 for enc in tok.encode_batch([(p["first"], p["second"]) for p in pairs[i:i + 256]]):
                     used.update(enc.ids)
+    state, emb_key = save_word_rows(dest, used)
+    save_file({k: v.half().contiguous() for k, v in state.items() if k != emb_key},
+              str(dest / "layers.safetensors"))
+    print(f"packed {len(variants)} example sets and the base model ({len(used)} of {state[emb_key].shape[0]} "
+          f"word pieces) into {dest}: {sum(p.stat().st_size for p in dest.iterdir()) / 2**20:.1f} MiB")
+
+
+def save_word_rows(dest: Path, used: set[int]) -> tuple[dict, str]:
+    """The base model's tokenizer files and the word-embedding rows `used` (fp16, with their ids and the table's
+    shape) into `dest`; the base's weights and the word embeddings' key back, for what else travels."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    from tutor.reader.model import base_model_path
+
     base = base_model_path()
     for f in BASE_FILES:
         shutil.copy(base / f, dest / f)
     state = load_file(str(base / "model.safetensors"))
+    key = next(k for k in state if k.endswith(WORD_EMB))
     rows = sorted(used)
-    import torch
-
-    layers = {k: v.half().contiguous() for k, v in state.items() if not k.endswith(WORD_EMB)}
-    emb_key = next(k for k in state if k.endswith(WORD_EMB))
-    save_file(layers, str(dest / "layers.safetensors"))
-    save_file({"ids": torch.tensor(rows, dtype=torch.int64), "rows": state[emb_key][rows].half().contiguous(),
-               "shape": torch.tensor(list(state[emb_key].shape))}, str(dest / "rows.safetensors"),
-              metadata={"key": emb_key})
-    print(f"packed {len(variants)} example sets and the base model ({len(rows)} of {state[emb_key].shape[0]} "
-          f"word pieces) into {dest}: {sum(p.stat().st_size for p in dest.iterdir()) / 2**20:.1f} MiB")
+    save_file({"ids": torch.tensor(rows, dtype=torch.int64), "rows": state[key][rows].half().contiguous(),
+               "shape": torch.tensor(list(state[key].shape))}, str(dest / "rows.safetensors"), metadata={"key": key})
+    return state, key
 
 
-def rebuild_base(packed: Path, dest: Path) -> None:
-    """The base model folder again (float32), the word-embedding rows no example uses left at zero."""
+def base_folder(packed: Path, dest: Path, state: dict) -> None:
+    """A base model folder at `dest`: the packed tokenizer files, `state` (float32 layers) and the packed word rows,
+    the rows no text uses left at zero."""
     import torch
     from safetensors import safe_open
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import save_file
 
     dest.mkdir(parents=True, exist_ok=True)
     for f in BASE_FILES:
         shutil.copy(packed / f, dest / f)
-    state = {k: v.float() for k, v in load_file(str(packed / "layers.safetensors")).items()}
     with safe_open(str(packed / "rows.safetensors"), "pt") as f:
         key = f.metadata()["key"]
         ids, rows, shape = f.get_tensor("ids"), f.get_tensor("rows"), f.get_tensor("shape")
     emb = torch.zeros(tuple(shape.tolist()))
     emb[ids] = rows.float()
-    state[key] = emb
-    save_file(state, str(dest / "model.safetensors"))
+    save_file({**state, key: emb}, str(dest / "model.safetensors"))
+
+
+def write_parts(data: bytes, prefix: Path) -> None:
+    """`data` in files `prefix`0, `prefix`1 ... of at most PART_BYTES (cat them back together)."""
+    for i in range(0, len(data), PART_BYTES):
+        Path(f"{prefix}{i // PART_BYTES}").write_bytes(data[i:i + PART_BYTES])
+
+
+def rebuild_base(packed: Path, dest: Path) -> None:
+    """The base model folder again (float32), the word-embedding rows no example uses left at zero."""
+    from safetensors.torch import load_file
+
+    base_folder(packed, dest, {k: v.float() for k, v in load_file(str(packed / "layers.safetensors")).items()})
 
 
 def load(packed: Path, name: str, part: str):
@@ -198,9 +219,7 @@ def sweep(packed: Path, out: Path, device: str, grid: dict) -> None:
         log.write(json.dumps({"soup": True, **soup}) + "\n")
         chosen_dir = Path("/tmp/final/soup/reader")
     shutil.copy(chosen_dir / "reader.json", out / "reader.json")
-    w = (chosen_dir / "reader.safetensors").read_bytes()
-    for i in range(0, len(w), PART_BYTES):
-        (out / f"reader.safetensors.part{i // PART_BYTES}").write_bytes(w[i:i + PART_BYTES])
+    write_parts((chosen_dir / "reader.safetensors").read_bytes(), out / "reader.safetensors.part")
     (out / "final.json").write_text(json.dumps({"chosen": best, "validation": by_cfg.get(best), "finals": finals,
                                                 "soup": soup, "grid": grid}, indent=2))
 

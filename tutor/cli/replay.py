@@ -19,16 +19,16 @@ def cmd_record(args: argparse.Namespace) -> int:
     from tutor.evaluation.reader_replay import record
 
     training = training_articles(args.libraries)
+    sets = [(path.stem, load_questions(path)) for path in args.questions]
+    tutors = {name: build_tutor(lib, policy=args.policy, reader=True)  # one tutor per library, for every set
+              for name, lib in eval_indexes(args, {q.library for _, qs in sets for q in qs}).items()}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as f:
-        for path in args.questions:
-            qs = load_questions(path)
-            tutors = {name: build_tutor(lib, policy=args.policy, reader=True)
-                      for name, lib in eval_indexes(args, {q.library for q in qs}).items()}
-            rows = record(qs, tutors, path.stem, training, progress=_counter(args))
+        for stem, qs in sets:
+            rows = record(qs, tutors, stem, training, progress=_counter(args))
             for r in rows:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
-            print(f"{path.stem}: {len(rows)} questions, the reader read {sum(r['window'] is not None for r in rows)}")
+            print(f"{stem}: {len(rows)} questions, the reader read {sum(r['window'] is not None for r in rows)}")
     print(f"written to {args.out}")
     return 0
 
@@ -48,7 +48,7 @@ def _print(name: str, bars: tuple[float, float] | None, figs: dict | None) -> No
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from tutor.evaluation.reader_replay import choose_bars, figures
+    from tutor.evaluation.reader_replay import choose_bars, figures, probabilities
     from tutor.policy import load_policy
     from tutor.reader.model import Reader
 
@@ -66,8 +66,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         if d is None:
             p = {r["id"]: r["p"] for r in records if r["window"] is not None}
         else:
-            from tutor.evaluation.reader_replay import probabilities
-
             p = probabilities(Reader(d, engine=args.engine, threads=args.threads), records)
         chosen = choose_bars(records, p, caps, most, then)
         out[name] = {"policy_bars": fixed, "at_policy": figures(records, p, *fixed), "chosen_bars": chosen,

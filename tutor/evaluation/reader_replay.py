@@ -77,13 +77,43 @@ def probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]]) -> dic
             for r in records if r["window"] is not None}
 
 
+def _arrays(rows: Sequence[dict[str, Any]], p: Mapping[str, float]) -> dict[str, Any]:
+    """The rows as arrays, with P for those the reader read: what `_counts` replays at any bars."""
+    import numpy as np
+
+    return {"answered": np.array([r["answered"] for r in rows], dtype=bool),
+            "gate": np.array([r["path"] == "gate" for r in rows], dtype=bool),
+            "read": np.array([r["path"] is not None for r in rows], dtype=bool),
+            "p": np.array([p[r["id"]] if r["path"] is not None else 0.0 for r in rows], dtype=float),
+            "refuse": np.array([r["expect"] == "refuse" for r in rows], dtype=bool),
+            "covered": np.array([r["covered"] for r in rows], dtype=bool),
+            "first": np.array([r["first_ok"] for r in rows], dtype=bool)}
+
+
+def _keep(a: dict[str, Any], bar: float, rescue: float):
+    """Which questions are answered at these bars: as recorded where the reader did not read them, else by P (the
+    gate's bar for those it passed, the rescue bar for those the reader could rescue)."""
+    import numpy as np
+
+    return a["answered"] & (~a["read"] | (a["p"] >= np.where(a["gate"], bar, rescue)))
+
+
+def _counts(a: dict[str, Any], bar: float, rescue: float) -> dict[str, int]:
+    keep = _keep(a, bar, rescue)
+    ans = keep & ~a["refuse"]
+    return {"accepted": int((keep & a["refuse"]).sum()), "refuse": int(a["refuse"].sum()),
+            "covered": int((ans & a["covered"]).sum()), "first": int((ans & a["first"]).sum()),
+            "answer": int((~a["refuse"]).sum())}
+
+
 def kept(r: dict[str, Any], p: Mapping[str, float], bar: float, rescue: float) -> bool:
-    """Whether the question is answered at these bars: as recorded if the reader did not read it, else by P."""
-    if not r["answered"]:
-        return False
-    if r["path"] is None:
-        return True
-    return p[r["id"]] >= (bar if r["path"] == "gate" else rescue)
+    """Whether one recorded question is answered at these bars."""
+    return bool(_keep(_arrays([r], p), bar, rescue)[0])
+
+
+def _rates(c: dict[str, int]) -> dict[str, float | None]:
+    return {"false_acceptance": rate(c["accepted"], c["refuse"]), "coverage": rate(c["covered"], c["answer"]),
+            "first_sentence": rate(c["first"], c["answer"])}
 
 
 def figures(records: Sequence[dict[str, Any]], p: Mapping[str, float], bar: float, rescue: float
@@ -93,15 +123,8 @@ def figures(records: Sequence[dict[str, Any]], p: Mapping[str, float], bar: floa
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault(f"{r['set']}/{r['half']}", []).append(r)
-    out = {}
-    for name, rows in sorted(groups.items()):
-        ref = [r for r in rows if r["expect"] == "refuse"]
-        ans = [r for r in rows if r["expect"] == "answer"]
-        out[name] = {"questions": len(rows),
-                     "false_acceptance": rate(sum(kept(r, p, bar, rescue) for r in ref), len(ref)),
-                     "coverage": rate(sum(kept(r, p, bar, rescue) and r["covered"] for r in ans), len(ans)),
-                     "first_sentence": rate(sum(kept(r, p, bar, rescue) and r["first_ok"] for r in ans), len(ans))}
-    return out
+    return {name: {"questions": len(rows), **_rates(_counts(_arrays(rows, p), bar, rescue))}
+            for name, rows in sorted(groups.items())}
 
 
 BARS = tuple(round(0.01 * i, 2) for i in range(1, 61))
@@ -113,33 +136,17 @@ def choose_bars(records: Sequence[dict[str, Any]], p: Mapping[str, float], caps:
     """The bars (reader, rescue) chosen on the tuning halves: every set in `caps` at most that false acceptance, the
     most coverage of set `most`, then the most first-sentence accuracy of set `then`, then the least false
     acceptance of the capped sets. None when no bars meet the caps."""
-    import numpy as np
-
-    sets = {}
-    for name in {most, *caps, *([then] if then else [])}:
-        rows = [r for r in records if r["half"] == "tuning" and r["set"] == name]
-        sets[name] = {"answered": np.array([r["answered"] for r in rows], dtype=bool),
-                      "gate": np.array([r["path"] == "gate" for r in rows], dtype=bool),
-                      "read": np.array([r["path"] is not None for r in rows], dtype=bool),
-                      "p": np.array([p.get(r["id"], 0.0) for r in rows], dtype=float),
-                      "refuse": np.array([r["expect"] == "refuse" for r in rows], dtype=bool),
-                      "covered": np.array([r["covered"] for r in rows], dtype=bool),
-                      "first": np.array([r["first_ok"] for r in rows], dtype=bool)}
-
-    def measures(s: dict, bar: float, rescue: float) -> tuple[float, float, float]:
-        keep = s["answered"] & (~s["read"] | (s["p"] >= np.where(s["gate"], bar, rescue)))
-        n_ref, n_ans = max(1, int(s["refuse"].sum())), max(1, int((~s["refuse"]).sum()))
-        return (float((keep & s["refuse"]).sum()) / n_ref, float((keep & ~s["refuse"] & s["covered"]).sum()) / n_ans,
-                float((keep & ~s["refuse"] & s["first"]).sum()) / n_ans)
-
+    sets = {name: _arrays([r for r in records if r["half"] == "tuning" and r["set"] == name], p)
+            for name in {most, *caps, *([then] if then else [])}}
     best: tuple[tuple, float, float] | None = None
     for bar in BARS:
         for rescue in RESCUE_BARS:
-            fa = {name: measures(sets[name], bar, rescue)[0] for name in caps}
-            if any(round(fa[name], 4) > cap + 1e-9 for name, cap in caps.items()):
+            f = {name: _rates(_counts(a, bar, rescue)) for name, a in sets.items()}
+            fa = {name: f[name]["false_acceptance"] or 0.0 for name in caps}
+            if any(fa[name] > cap + 1e-9 for name, cap in caps.items()):
                 continue
-            key = (round(measures(sets[most], bar, rescue)[1], 4),
-                   round(measures(sets[then], bar, rescue)[2], 4) if then else 0.0, -round(sum(fa.values()), 4))
+            key = (f[most]["coverage"] or 0.0, (f[then]["first_sentence"] or 0.0) if then else 0.0,
+                   -round(sum(fa.values()), 4))
             if best is None or key > best[0]:
                 best = (key, bar, rescue)
     return None if best is None else (best[1], best[2])
