@@ -8,10 +8,11 @@ import json
 from safety.test_answerability import FakeReader
 
 from tutor.evaluation.questions import Question
-from tutor.evaluation.reader_replay import choose_bars, figures, kept, probabilities, record
+from tutor.evaluation.reader_replay import choose_bars, figures, kept, probabilities, record, recorded
 from tutor.pipeline import Tutor
+from tutor.retrieval.search import Library
 
-from helpers_safety import policy
+from helpers_safety import EMB, chunk, policy, write_shelf
 
 LENS = "What is the power of a lens measured in?"
 SPEED = "Why does the speed of light change in water?"  # the book says it changes, never why
@@ -59,6 +60,27 @@ def test_a_candidate_reader_replayed_gives_what_its_own_run_gives(library):
     f = figures(rows, p, 0.5, 0.9)["set-a/tuning"]
     assert f["false_acceptance"] == 1.0 and f["coverage"] == 1.0
     assert figures(rows, p, 0.7, 0.9)["set-a/tuning"]["false_acceptance"] == 0.0
+
+
+def test_several_windows_recorded_replay_the_best_p_among_the_first_k(tmp_path):
+    # one long chunk: the gate reads the lens sentence's window first, then the focal length one's
+    write_shelf(tmp_path / "index", [chunk(
+        "light:0001", "The power of a lens is measured in dioptres. A convex lens converges rays. Mirrors reflect "
+        "light. A plane mirror forms a virtual image. Water bends light. Glass slabs shift rays. The power of a lens "
+        "of focal length one metre is one dioptre.", section="10.2 Lenses", page=5)])
+    t = _tutor(Library(tmp_path / "index", embedder=EMB), FakeReader(needle="dioptres", p=0.3, other=0.2))
+    rows = record([_q("lens", LENS, "answer", ("dioptres",))], {"ncert": t}, "set-a", windows=2)
+    assert t.policy.reader_windows == 1  # the tutor as it was
+    (r,) = rows
+    assert r["window"] == r["windows"][0] and "dioptres" in r["window"] and "focal length" in r["windows"][1]
+    assert r["pk"] == [0.3, 0.3] and recorded(rows, 1) == recorded(rows, 2) == {"lens": 0.3}
+    # a candidate that finds the answer only in the second window passes with two windows read, not with one
+    candidate = FakeReader(needle="focal length", p=0.8, other=0.1)
+    assert probabilities(candidate, rows, 1) == {"lens": 0.1}
+    assert probabilities(candidate, rows, 2) == {"lens": 0.8}
+    # a record written before several windows were kept holds `window` alone, read as the first
+    old = {k: v for k, v in r.items() if k not in ("windows", "pk")}
+    assert probabilities(candidate, [old], 2) == {"lens": 0.1} and recorded([old], 2) == {"lens": 0.3}
 
 
 def _row(id_, expect, p, half="tuning", path="gate", set_="s", covered=None):

@@ -25,7 +25,7 @@ def cmd_record(args: argparse.Namespace) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as f:
         for stem, qs in sets:
-            rows = record(qs, tutors, stem, training, progress=_counter(args))
+            rows = record(qs, tutors, stem, training, progress=_counter(args), windows=args.windows)
             for r in rows:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
             print(f"{stem}: {len(rows)} questions, the reader read {sum(r['window'] is not None for r in rows)}")
@@ -48,7 +48,7 @@ def _print(name: str, bars: tuple[float, float] | None, figs: dict | None) -> No
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from tutor.evaluation.reader_replay import choose_bars, figures, probabilities
+    from tutor.evaluation.reader_replay import choose_bars, figures, probabilities, recorded
     from tutor.policy import load_policy
     from tutor.reader.model import Reader
 
@@ -64,9 +64,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     out = {}
     for name, d in readers:
         if d is None:
-            p = {r["id"]: r["p"] for r in records if r["window"] is not None}
+            p = recorded(records, args.windows)
         else:
-            p = probabilities(Reader(d, engine=args.engine, threads=args.threads), records)
+            p = probabilities(Reader(d, engine=args.engine, threads=args.threads), records, args.windows)
         chosen = choose_bars(records, p, caps, most, then)
         out[name] = {"policy_bars": fixed, "at_policy": figures(records, p, *fixed), "chosen_bars": chosen,
                      "at_chosen": figures(records, p, *chosen) if chosen else None, "p": p}
@@ -84,12 +84,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                        parents=[LIBRARIES, POLICY, EVAL_INDEX, PROGRESS])
     p.add_argument("questions", type=Path, nargs="+", help="question sets (each named by its file's stem)")
     p.add_argument("--out", type=Path, required=True, help="the records (JSONL)")
+    p.add_argument("--windows", type=int, default=None,
+                   help="windows the reader reads per question while recording (default the policy's reader_windows)")
     p.set_defaults(fn=cmd_record)
     p = sub.add_parser("replay-reader", help="readers measured in the gate from recorded runs, the bars replayed",
                        parents=[POLICY])
     p.add_argument("records", type=Path, help="what record-reader wrote")
     p.add_argument("--reader", type=Path, nargs="*", default=[], help="reader folders to replay (beside the recorded)")
     p.add_argument("--engine", choices=("onnx", "torch"), default="torch")
+    p.add_argument("--windows", type=int, default=1,
+                   help="decide on the best P among the first K windows recorded (as reader_windows K would)")
     p.add_argument("--threads", type=int, default=None,
                    help="the reader's threads (1 beside a training that holds the cores: far faster than sharing)")
     p.add_argument("--caps", default=CAPS, help=f"SET=FA,...: the false acceptance each set's tuning half may have "

@@ -30,11 +30,15 @@ HALVES = ("tuning", "heldout")
 
 
 def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name: str,
-           training_json: str | Path | None = None, progress: Callable[[int, int], None] | None = None
-           ) -> list[dict[str, Any]]:
+           training_json: str | Path | None = None, progress: Callable[[int, int], None] | None = None,
+           windows: int | None = None) -> list[dict[str, Any]]:
     """Ask every question of one set through its library's tutor, the reader's bars opened and its reads recorded.
     One record per question: its half, label, how the answer scored (evaluate.judge), how the reader was asked
-    ("gate": the gate passed it, "rescue": the reader could rescue it, None: not read) and what it read."""
+    ("gate": the gate passed it, "rescue": the reader could rescue it, None: not read) and what it read: `window`
+    the first window, `windows` all it read (`windows` read per question, default the policy's reader_windows) and
+    `pk` its best P among the first k of them. With more than one window read, the answer follows the window of
+    the highest P, so a replay's coverage and first sentence are the recorded reader's where another reader would
+    choose another window; its decisions stay exact (a question passes on its best P)."""
     from tutor.evaluation.evaluate import judge
     from tutor.evaluation.questions import split_questions
 
@@ -46,7 +50,8 @@ def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name:
             raise ValueError(f"the tutor of {name} has no answerability reader: nothing to record")
         recorders[name] = RecordingReader(t.reader)
         t.reader = recorders[name]
-        t.policy = t.policy.with_values(min_reader_probability=0.0, min_rescue_reader_probability=0.0)
+        t.policy = t.policy.with_values(min_reader_probability=0.0, min_rescue_reader_probability=0.0,
+                                        reader_windows=windows or t.policy.reader_windows)
     out = []
     try:
         for i, q in enumerate(questions):
@@ -57,12 +62,12 @@ def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name:
             names = {c.name for c in ans.checks}
             path = "rescue" if "reader_rescue" in names else "gate" if "reader" in names else None
             read = rec.calls[0] if path and rec.calls else None
-            if read is not None and len(read[1]) != 1:
-                raise ValueError(f"{q.id}: the reader read {len(read[1])} windows; replaying needs reader_windows 1")
             out.append({"set": set_name, "id": q.id, "half": half.get(q.id, "tuning"), "expect": q.expect,
                         "answered": row["answered"], "covered": bool(row["covered"]), "first_ok": bool(row["first_ok"]),
                         "path": path if read is not None else None, "question": read[0] if read else None,
-                        "window": read[1][0] if read else None, "p": ans.measures.get("reader_p") if read else None})
+                        "window": read[1][0] if read else None, "p": ans.measures.get("reader_p") if read else None,
+                        "windows": read[1] if read else [],
+                        "pk": [ans.measures.get(f"reader_p{k}") for k in range(1, len(read[1]) + 1)] if read else []})
             if progress:
                 progress(i + 1, len(questions))
     finally:
@@ -71,10 +76,21 @@ def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name:
     return out
 
 
-def probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]]) -> dict[str, float]:
-    """The reader's P(the window answers) for every record the gate's reader read, by question id."""
-    return {r["id"]: round(float(reader.read(r["question"], [r["window"]])[0].probability), 4)
+def probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]], k: int = 1) -> dict[str, float]:
+    """The reader's P(the passage answers) for every record the gate's reader read, by question id: its best P
+    among the first `k` windows recorded (as the gate decides with reader_windows k)."""
+    return {r["id"]: round(max(float(x.probability) for x in reader.read(r["question"], _windows(r)[:k])), 4)
             for r in records if r["window"] is not None}
+
+
+def recorded(records: Iterable[dict[str, Any]], k: int = 1) -> dict[str, float]:
+    """The recorded reader's P by question id, its best among the first `k` windows it read."""
+    return {r["id"]: r["pk"][min(k, len(r["pk"])) - 1] if r.get("pk") else r["p"]
+            for r in records if r["window"] is not None}
+
+
+def _windows(r: dict[str, Any]) -> list[str]:
+    return r.get("windows") or [r["window"]]  # records written before `windows` hold only the first
 
 
 def _arrays(rows: Sequence[dict[str, Any]], p: Mapping[str, float]) -> dict[str, Any]:
