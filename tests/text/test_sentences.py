@@ -1,5 +1,5 @@
 """The one sentence splitter: book text and model replies end a sentence at ".", "?", "!" and the Devanagari danda,
-never after "Fig." or "No.", and every line of a reply is scanned on its own."""
+never after "Fig.", "Eqs." or "No.", and every line of a reply is scanned on its own."""
 from __future__ import annotations
 
 from tutor.answering.prompts import planted_sentences
@@ -34,3 +34,16 @@ def test_rupees_and_company_names_do_not_end_a_sentence_but_a_sentence_may_end_w
     # a sentence that ends with the abbreviation: the next one, in capitals, stays apart
     assert said("It is made by Bajaj Auto Ltd. The company is old.") == ["It is made by Bajaj Auto Ltd.",
                                                                         "The company is old."]
+
+
+def test_etc_ends_a_sentence_where_a_new_one_begins_and_equations_named_do_not():
+    def said(text):
+        return [text[s:e] for s, e in sentence_spans(text)]
+
+    # NCERT's lists end in "etc." before the next sentence: two sentences, not one (74 on the Class 10 shelves)
+    assert said("Non-metals are carbon, sulphur, iodine, etc. The non-metals are solids or gases.") == [
+        "Non-metals are carbon, sulphur, iodine, etc.", "The non-metals are solids or gases."]
+    assert said("Salts, acids etc. are kept apart. Next.") == ["Salts, acids etc. are kept apart.", "Next."]
+    # "Combining Eqs. (11.8) and (11.9) we get ...": an equation number does not open a sentence of its own
+    assert said("Combining Eqs. (11.8) and (11.9) we get the resistance. Here ρ is the resistivity.") == [
+        "Combining Eqs. (11.8) and (11.9) we get the resistance.", "Here ρ is the resistivity."]

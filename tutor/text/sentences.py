@@ -8,12 +8,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\.e|e\.g|etc|Prof|approx|Sec|Ch)\."
+_ABBREV_END = re.compile(r"(?:\b(?:Fig|Figs|Eq|Eqs|Eqn|Eqns|No|Nos|Vol|Dr|Mr|Mrs|Ms|St|viz|i\.e|e\.g|Prof|approx|Sec|"
+                         r"Ch)\."
                          r"|\b[A-Z]\.)$")
-# abbreviations that may also end a sentence ("... by Bajaj Auto Ltd. The ..."): glued only to what goes on as the
-# same sentence would (a lower-case word, a number, a bracket: "Rs. 500", "Ltd. (OIL) is", "Govt. of India") or to
-# another of them ("Co." "Ltd.")
-_NAME_ABBREV = r"(?:Rs|Ltd|Pvt|Co|Inc|Corp|Govt|Mt|Smt|Shri|Jr|Sr|Dept|Bros|Lt|Col|Gen|Capt|pp|cf|vs)\."
+# abbreviations that may also end a sentence ("... by Bajaj Auto Ltd. The ...", "... carbon, sulphur, iodine, etc. The
+# non-metals are ..."): glued only to what goes on as the same sentence would (a lower-case word, a number, a bracket:
+# "Rs. 500", "Ltd. (OIL) is", "Govt. of India", "etc. are") or to another of them ("Co." "Ltd.")
+_NAME_ABBREV = r"(?:Rs|Ltd|Pvt|Co|Inc|Corp|Govt|Mt|Smt|Shri|Jr|Sr|Dept|Bros|Lt|Col|Gen|Capt|pp|cf|vs|etc)\."
 _MAYBE_END = re.compile(r"\b" + _NAME_ABBREV + "$")
 _GOES_ON = re.compile(r"[a-z0-9(]|" + _NAME_ABBREV + r"(?:\s|$)")
 
