@@ -947,3 +947,18 @@ def test_with_the_policy_switch_a_devanagari_readings_span_is_found_by_the_span_
     spans.calls.clear()
     t.ask("refraction kya hota hai", "10", "science")  # a Hinglish reading: not by this switch
     assert not spans.calls
+
+
+def test_evidence_with_no_quotable_sentence_sharing_a_word_with_the_question_is_refused_by_the_answerer(tmp_path, audit):
+    # the gate passes the activity (its step names the ribbon), but the step is an instruction (never quoted) and the
+    # safety note beside it shares no word with the question: nothing is written, and the refusal says why
+    write_shelf(tmp_path / "index", [chunk(
+        "chem:0001", "It would be better if students wear suitable eyeglasses. Clean a magnesium ribbon about 3-4 cm "
+        "long by rubbing it with sandpaper.", chapter="Chemical Reactions", file="chem.pdf", page=1)])
+    t = tutor(Library(tmp_path / "index", embedder=EMB), audit, min_confidence=0.0, min_mean_confidence=0.0,
+              min_term_coverage=0.0, min_sentence_coverage=0.0)
+    ans = t.ask("Why should a magnesium ribbon be cleaned before burning in air?", "10", "science")
+    assert ans.was_refusal and ans.reason == Reason.NOT_ANSWERABLE and ans.decided_by == "answerer"
+    assert not ans.sentences and ans.llm_called is False
+    assert [c.name for c in ans.failed_checks] == ["quotable"]
+    assert audit.rows()[-1]["reason"] == Reason.NOT_ANSWERABLE

@@ -38,6 +38,7 @@ from tutor.safety.answerability import (
     span_decision,
 )
 from tutor.safety.checks import (
+    ANSWER,
     check_citations,
     check_grounding,
     check_instructions,
@@ -336,6 +337,12 @@ class Tutor(KindFollowups):
         direct = ""  # the reader's span leads an extractive answer; direct_p (shown or not) calibrates the bar
         if not llm and not draft.declined and given is None:
             draft, sources, direct, measures = lead_with_span(draft, found, sources, q, policy, measures)
+        if not llm and not draft.declined and not draft.sentences:  # no sentence found shares a word with it
+            none = Check("quotable", ANSWER, False, 0.0, 1.0, "no sentence of the evidence that shares a word with the "
+                         "question can be quoted as its answer", Reason.NOT_ANSWERABLE)
+            return self._refusal(question, klass, subject, mode, Reason.NOT_ANSWERABLE, timer,
+                                 checks=gate_checks + (none,), decided_by=Tier.ANSWERER, sources=found_sources,
+                                 near_misses=near, measures=measures, confidence=low, lang=lang)
         if draft.declined:  # the LLM's own words said it cannot answer well (tutor.safety.failsafe): never shown
             return self._refusal(question, klass, subject, mode, draft.declined, timer, checks=gate_checks,
                                  decided_by=Tier.ANSWERER, llm_called=llm, draft=draft.text,

@@ -251,3 +251,30 @@ def test_a_sentence_from_elsewhere_that_covers_less_of_the_question_is_not_added
     texts = [s.text for s in draft.sentences]
     assert texts[0] == "The SI unit of electric current is ampere."
     assert "The SI unit of electric power is watt." not in texts
+
+
+def test_every_quote_shares_a_word_with_the_question():
+    # a chapter summary's points, one per sentence: the one that answers, and two beside it about other things
+    summary = chunk("eye:0035", "The eye loses its power of accommodation at old age. The splitting of white light "
+                    "into its component colours is called dispersion. Scattering of light causes the blue colour of "
+                    "sky.",
+                    chapter="The Human Eye", file="eye.pdf")
+    prose = chunk("elec:0001", "The SI unit of electric current is ampere. One ampere is one coulomb of charge flowing "
+                  "per second. Ampere was a French physicist.", chapter="Electricity", file="elec.pdf")
+    # an activity: a safety note ranked by its neighbour's words, and the step itself (an instruction: never quoted)
+    activity = chunk("chem:0002", "It would be better if students wear suitable eyeglasses. Clean a magnesium ribbon "
+                     "about 3-4 cm long by rubbing it with sandpaper.", chapter="Chemical Reactions", file="chem.pdf")
+    p = policy(max_answer_sentences=3, min_term_coverage=0.1)
+
+    def answered(q, c):
+        hs = hits((c, 0.8))
+        d = decide(q, hs, p, TermStats([c.text]))
+        srcs = [source(1, c.text, chunk_id=c.chunk_id)]
+        return [s.text for s in ExtractiveAnswerer().answer(q, srcs, list(d.candidates), p).sentences]
+
+    assert answered("Why is the sky blue?", summary) == ["Scattering of light causes the blue colour of sky."]
+    # beside the lead, what shares the question's words ("ampere", "current") is kept
+    got = answered("What is one ampere of electric current?", prose)
+    assert "One ampere is one coulomb of charge flowing per second." in got and len(got) >= 2
+    # nothing to quote: no answer is written (the pipeline refuses an empty draft)
+    assert answered("Why should a magnesium ribbon be cleaned before burning in air?", activity) == []

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from tutor.policy import Policy
-from tutor.question import Question
+from tutor.question import Question, as_question
 from tutor.safety.gate import Candidate
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.text.terms import term_set
@@ -76,10 +76,20 @@ class ExtractiveAnswerer:
         chosen: list[tuple[Candidate, str]] = []
         seen_text: set[str] = set()
         covered: set[str] = set()
+        q = as_question(question)
+        asked = set(q.terms)
+        if q.reading and not any(term_set(c.text) & asked for c in candidates):
+            asked = set()  # a Hindi reading that shares no word with the evidence: the cross-lingual judge passed it
         for c in candidates:
             text = quotable(c.text)  # never a caption, an instruction, a question or an equation
             if not text or text in seen_text or c.hit.chunk.chunk_id not in n_of or is_instruction_like(c.text):
                 continue  # planted text (orders to the tutor, requests for passwords) is never quoted
+            # a quote shares a word with the question: a sentence ranked by its neighbours' words alone ("It would be
+            # better if students wear suitable eyeglasses.", asked why a magnesium ribbon is cleaned) or a chapter
+            # summary's next points ("The eye loses its power of accommodation at old age.", asked why the sky is
+            # blue) do not answer it
+            if asked and not term_set(text) & asked:
+                continue
             if chosen:
                 best = chosen[0][0]
                 same_place = c.hit.chunk.chunk_id == best.hit.chunk.chunk_id and abs(c.index - best.index) <= 2
