@@ -949,7 +949,8 @@ def test_with_the_policy_switch_a_devanagari_readings_span_is_found_by_the_span_
     assert not spans.calls
 
 
-def test_evidence_with_no_quotable_sentence_sharing_a_word_with_the_question_is_refused_by_the_answerer(tmp_path, audit):
+def test_evidence_with_no_quotable_sentence_sharing_a_word_with_the_question_is_refused_by_the_answerer(
+        tmp_path, audit):
     # the gate passes the activity (its step names the ribbon), but the step is an instruction (never quoted) and the
     # safety note beside it shares no word with the question: nothing is written, and the refusal says why
     write_shelf(tmp_path / "index", [chunk(
