@@ -278,3 +278,13 @@ def test_every_quote_shares_a_word_with_the_question():
     assert "One ampere is one coulomb of charge flowing per second." in got and len(got) >= 2
     # nothing to quote: no answer is written (the pipeline refuses an empty draft)
     assert answered("Why should a magnesium ribbon be cleaned before burning in air?", activity) == []
+
+
+def test_the_end_of_a_sentence_cut_from_its_start_is_not_quoted_and_words_with_a_capital_inside_open_prose():
+    # "Metals and alloys" sat beside a table: the text layer kept the rest of the sentence apart
+    assert quotable("have very low resistivity in the range of 10–8 Ω m to 10–6 Ω m.") == ""
+    assert quotable("grapes get fermented.") == ""  # a list's item after "... when:"
+    assert quotable("Metals have very low resistivity.") == "Metals have very low resistivity."
+    assert quotable("pH of the stomach is about 2 in our digestive system.").startswith("pH of")
+    assert quotable("mRNA carries the code to the ribosome in cells.").startswith("mRNA")
+    assert quotable("पौधे भोजन बनाते हैं।") == "पौधे भोजन बनाते हैं।"  # Devanagari has no case

@@ -135,9 +135,18 @@ def _without_caps_heading(text: str) -> str:
     return rest
 
 
+# an English sentence opens with a capital, a figure or a symbol; one that opens with a word in lower case is the end of
+# a sentence whose start the text layer left elsewhere: "have very low resistivity in the range of 10-8 Ω m ..." (its
+# "Metals and alloys" sat beside a table), "grapes get fermented." (a list after "... when:"); "pH" and "mRNA" are
+# words with a capital inside, a letter alone may be a variable ("n is the number of sides ..."), and Devanagari has no
+# case
+_FRAGMENT = re.compile(r"^[a-z]{2,}\b(?![-'’]?[A-Z])")
+
+
 def quotable(sentence: str) -> str:
     """The sentence as prose a student can be quoted, or "" when it is not prose: a caption, an instruction to do an
-    activity, a question, an equation, a table's rows, a pointer to a figure, what a chapter will do. A list item's
+    activity, a question, an equation, a table's rows, a pointer to a figure, what a chapter will do, the end of a
+    sentence cut from its start (it opens with a word in lower case). A list item's
     bullet ("n Take ...": tutor.text.sentences.without_bullet), a heading run into the sentence (in capitals, or short
     in title case) and a leading equation fragment that the text layer ran into the sentence are cut off ("I Q t=
     (11.1) The SI unit ..." -> "The SI unit ...")."""
@@ -152,6 +161,8 @@ def quotable(sentence: str) -> str:
     if not text or _CAPTION.match(text) or _POINTER.match(text) or _IMPERATIVE.match(text) or _SIGNPOST.match(text) \
             or (text.rstrip().endswith("?") or _INSTRUCTION.match(text)) \
             and not tells_as_question(text):  # "Do you know that ...?" states what follows "that"
+        return ""
+    if _FRAGMENT.match(text):  # the end of a sentence the text layer cut from its start (a column, a figure between)
         return ""
     words = re.findall(r"[A-Za-z\u0900-\u097f]{3,}", text)
     visible = [ch for ch in text if not ch.isspace()]
