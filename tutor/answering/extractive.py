@@ -62,7 +62,7 @@ def parse_sentences(text: str) -> tuple[AnswerSentence, ...]:
 
 class ExtractiveAnswerer:
     """Quotes the best-covering evidence sentence, then those that support it (at most `max_answer_sentences` in all)
-    in reading order."""
+    in reading order; every one shares a word with the question (none: an empty draft, refused as not answerable)."""
 
     name = "extractive"
     uses_llm = False
