@@ -88,12 +88,13 @@ class ExtractiveAnswerer:
             # better if students wear suitable eyeglasses.", asked why a magnesium ribbon is cleaned) or a chapter
             # summary's next points ("The eye loses its power of accommodation at old age.", asked why the sky is
             # blue) do not answer it
-            if asked and not term_set(text) & asked:
+            words = term_set(text)
+            if asked and not words & asked:
                 continue
             if chosen:
                 best = chosen[0][0]
                 same_place = c.hit.chunk.chunk_id == best.hit.chunk.chunk_id and abs(c.index - best.index) <= 2
-                adds = term_set(text) - covered
+                adds = words - covered
                 # from elsewhere, a sentence must cover the question about as well as the best one: a sentence that
                 # shares only some of its words is about something else (the unit of power, asked about current)
                 if not same_place and (c.rank_score < 0.75 * best.rank_score or c.coverage < 0.9 * best.coverage
@@ -101,7 +102,7 @@ class ExtractiveAnswerer:
                     continue
             chosen.append((c, text))
             seen_text.add(text)
-            covered |= term_set(text)
+            covered |= words
             if len(chosen) >= policy.max_answer_sentences:
                 break
         if not chosen:
