@@ -47,3 +47,24 @@ def test_etc_ends_a_sentence_where_a_new_one_begins_and_equations_named_do_not()
     # "Combining Eqs. (11.8) and (11.9) we get ...": an equation number does not open a sentence of its own
     assert said("Combining Eqs. (11.8) and (11.9) we get the resistance. Here ρ is the resistivity.") == [
         "Combining Eqs. (11.8) and (11.9) we get the resistance.", "Here ρ is the resistivity."]
+
+
+def test_a_sentence_ending_on_a_one_letter_symbol_ends_there_but_an_initial_does_not():
+    def said(text):
+        return [text[s:e] for s, e in sentence_spans(text)]
+
+    # punkt reads "m.", "Ω." and "D." as initials: the next sentence was quoted, read and checked as part of this one
+    assert said("Insulators have resistivity of 10 12 to 10 17 Ω m. Both the resistance and resistivity vary.") == [
+        "Insulators have resistivity of 10 12 to 10 17 Ω m.", "Both the resistance and resistivity vary."]
+    assert said("Its SI unit is ohm, represented by the Greek letter Ω. According to Ohm’s law, R = V/I.") == [
+        "Its SI unit is ohm, represented by the Greek letter Ω.", "According to Ohm’s law, R = V/I."]
+    assert said("It is usually represented by the letter m. If h is the height, it is h.") == [
+        "It is usually represented by the letter m.", "If h is the height, it is h."]
+    assert said("We make vitamin D. When we sleep less, we eat more.") == [
+        "We make vitamin D.", "When we sleep less, we eat more."]
+    # names with initials, an acronym and a list's label stay as they were
+    assert said("Franklin D. Roosevelt and George W. Bush studied there. Then it ended.") == [
+        "Franklin D. Roosevelt and George W. Bush studied there.", "Then it ended."]
+    assert said("The U.S. Secretary of Defense spoke.") == ["The U.S. Secretary of Defense spoke."]
+    assert said("Its policies favoured the majority. C. The Tamils demanded autonomy.") == [
+        "Its policies favoured the majority.", "C. The Tamils demanded autonomy."]

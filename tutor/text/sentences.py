@@ -50,7 +50,32 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             merged[-1][1] = e
         else:
             merged.append([s, e])
-    return [(s, e) for s, e in merged]
+    return [part for s, e in merged for part in _split_after_letter(text, s, e)]
+
+
+# A sentence that ends on a symbol of one letter ("... represented by the letter m.", "... is 1 Ω.", "... vitamin D.",
+# "... 10 17 Ω m.") is one sentence with the next to punkt, which reads the letter as an initial (and the rule above
+# glues a capital's back for "Franklin D. Roosevelt"). It ends there when the next word is one that opens sentences
+# and names no one ("If", "According", "That", "Now", "When"); not inside "U.S." (a dot before the letter), nor
+# after a list's label that opens the sentence ("C. The Tamils ...").
+_OPENERS = frozenset("""
+a about according after again all also although an and another any as at because before both but by consider each
+even every for from further hence here how however if in it its let many more most next no not note now observe of
+on once one only or other our since similarly small so solution some such than that the their then there therefore
+these they this those though thus to two under unlike we what when where whereas which while who why with you
+""".split())
+_LETTER_END = re.compile(r"(?<![\w.])°?[^\W\d_]\.\s+([A-Z][a-z]+)\b")
+
+
+def _split_after_letter(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out = []
+    s = start
+    for m in _LETTER_END.finditer(text, start, end):
+        if m.group(1).lower() in _OPENERS and text[s:m.start()].strip():  # not a list's label ("C. The Tamils ...")
+            out.append((s, m.start(1)))
+            s = m.start(1)
+    out.append((s, end))
+    return [(a, b - len(text[a:b]) + len(text[a:b].rstrip())) for a, b in out]
 
 
 _DANDA_END = re.compile("[\u0964\u0965]+[\"'”’)]*(?=\\s)")
