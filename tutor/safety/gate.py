@@ -17,7 +17,7 @@ from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import passage_language
 from tutor.text.sentences import tells_as_question, without_bullet
-from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set
+from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set, without_accents
 from tutor.types import Check, Hit
 
 GATE = "gate"
@@ -117,7 +117,7 @@ _DEFINING = re.compile(r"\b(?:is|are)\s+(?:called|known\s+as|termed|defined\s+as
 
 
 def _words(text: str) -> str:
-    return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+    return " " + " ".join(re.findall(r"[a-z0-9]+", without_accents(text.lower()))) + " "
 
 
 def definition_sentence(question: Question | str, candidates: list[Candidate]) -> Candidate | None:

@@ -196,9 +196,16 @@ def name_phrases(question: str) -> list[str]:
     return out
 
 
+def without_accents(text: str) -> str:
+    """Latin letters without their accents ("Temür" -> "Temur", "Céleron" -> "Celeron"): a student types a name
+    from the book without them. For word matching only; marks on other scripts are dropped too."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+
+
 def has_phrase(text_words: str, phrase: str) -> bool:
-    """Whether a lower-cased phrase occurs in text (given as " word word ... "), allowing a plural or possessive."""
-    words = re.findall(r"[a-z0-9]+", phrase)
+    """Whether a lower-cased phrase occurs in text (given as " word word ... ", accents dropped: gate._words),
+    allowing a plural or possessive."""
+    words = re.findall(r"[a-z0-9]+", without_accents(phrase))
     if not words:
         return True
     pattern = r" " + r"(?:s|es)?\d* ".join(re.escape(w) for w in words) + r"(?:s|es|s')?\d* "
