@@ -21,7 +21,8 @@ FILES = ["xling-fresh3-devanagari.jsonl", "xling-fresh3-hinglish.jsonl", "xling-
          "xling-fresh9-devanagari.jsonl", "xling-fresh9-hinglish.jsonl", "xling-fresh10-devanagari.jsonl",
          "xling-fresh10-hinglish.jsonl", "xling-fresh11-devanagari.jsonl", "xling-fresh11-hinglish.jsonl",
          "xling-fresh12-devanagari.jsonl", "xling-fresh12-hinglish.jsonl", "xling-fresh13-devanagari.jsonl",
-         "xling-fresh13-hinglish.jsonl", "xling-fresh14-devanagari.jsonl", "xling-fresh14-hinglish.jsonl"]
+         "xling-fresh13-hinglish.jsonl", "xling-fresh14-devanagari.jsonl", "xling-fresh14-hinglish.jsonl",
+         "xling-fresh15-devanagari.jsonl"]
 DEVELOPMENT = ("fresh6", "fresh9")  # development files: each names its halves (`split`)
 NCERT = SHARED_DATA / "libraries" / "ncert" / "class-10"
 
