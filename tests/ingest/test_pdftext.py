@@ -178,6 +178,20 @@ def test_a_word_split_the_same_way_every_time_is_mended_by_an_english_word_list(
                                                         "in vehicles. Put it in to the flask.")
 
 
+def test_a_word_split_once_is_mended_when_english_has_it_and_neither_half_is_a_word():
+    # NCERT Class 10 Mathematics: "horizonta lly" once and "horizontally" nowhere whole; "r ed" beside "blue"
+    line = "Search horizonta lly and test it with both r ed and blue litmus, 75 per cent of it."
+    vocab = word_counts(line + " per cent. the cent.")
+    english = {"search", "horizontally", "and", "test", "it", "with", "both", "red", "blue", "litmus", "of", "per",
+               "cent", "percent", "ed"}
+    assert rejoin_split_words(line, vocab, english) == (
+        "Search horizontally and test it with both red and blue litmus, 75 per cent of it.")
+    # without the list, or where the list lacks the whole word, nothing is guessed
+    assert rejoin_split_words(line, vocab) == line
+    assert rejoin_split_words("a chemic al change", word_counts("a chemic al change"), {"a", "change"}) == (
+        "a chemic al change")
+
+
 def test_split_word_keeps_trailing_punctuation():
     vocab = word_counts("it burns. it burns. bur ns,")
     assert rejoin_split_words("the ribbon bur ns, and", vocab) == "the ribbon burns, and"

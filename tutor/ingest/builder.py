@@ -33,14 +33,15 @@ from tutor.text.terms import has_devanagari
 from tutor.types import Chunk
 
 # bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
-# -12: a sentence ends after a one-letter symbol ("... Ω m. Both ...") where a sentence opener follows; -11: a
-# sentence ends after "etc." where a new one begins, never after "Eqs." (text/sentences.py); -10: "Do you know
-# that ...?" tells, it does not ask (text/sentences.py tells_as_question); -9: a sentence opening with a question word
-# asks only with its question mark (chunking.py is_asking), so prose with a few questions in it stays evidence; -8: a
-# heading without a number is a sentence of its own (chunking.py _is_subheading); -7: no sentence ends at "Rs." or
-# "Ltd." where it goes on (text/sentences.py); -6: words a PDF splits the same way every time mended with an English
-# word list (pdftext.py); -5: only the text the printed page shows (visible.py); -4: Hindi pages repaired
-PIPELINE_VERSION = "2026.11.30-12"
+# -13: a word split once by a stray space is mended where the English word list has it whole ("horizonta lly", "e
+# nsure"; pdftext.py); -12: a sentence ends after a one-letter symbol ("... Ω m. Both ...") where a sentence opener
+# follows; -11: a sentence ends after "etc." where a new one begins, never after "Eqs." (text/sentences.py); -10: "Do
+# you know that ...?" tells, it does not ask (text/sentences.py tells_as_question); -9: a sentence opening with a
+# question word asks only with its question mark (chunking.py is_asking), so prose with a few questions in it stays
+# evidence; -8: a heading without a number is a sentence of its own (chunking.py _is_subheading); -7: no sentence ends
+# at "Rs." or "Ltd." where it goes on (text/sentences.py); -6: words a PDF splits the same way every time mended with an
+# English word list (pdftext.py); -5: only the text the printed page shows (visible.py); -4: Hindi pages repaired
+PIPELINE_VERSION = "2026.11.30-13"
 
 _LAYOUT = re.compile(r"^class-([A-Za-z0-9]+)$")
 

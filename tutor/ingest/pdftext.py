@@ -146,7 +146,9 @@ def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] |
     least one neighbour is not a word, so real word pairs ("in to") are left alone. A neighbour is a word when the
     document uses it at least twice (one letter: only "a", "i", "o") and, given an `english` word list, that list
     has it too: a PDF that splits "mirr ors" the same way every time makes "mirr" and "ors" words of the document,
-    never of English.
+    never of English. Given the list, a word the document never writes whole is joined too when the list has it
+    (three letters or more), neither neighbour is a word and one is no English word at all ("horizonta lly", "e
+    nsure", "r ed"); two English words that make one ("per cent", "flower pots") stay apart.
     """
     def known(piece: str) -> bool:
         p = piece.lower()
@@ -160,13 +162,22 @@ def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] |
             nxt = tokens[i + 1]
             a = re.fullmatch(r"([A-Za-z]+)", tok)
             b = re.fullmatch(r"([a-z]+)(\W.*)?", nxt)  # "ors,", "ear-view": the letters before the first mark
-            if a and b and vocab[(tok + b.group(1)).lower()] >= 2 and not (known(tok) and known(b.group(1))):
+            if a and b and _joins(tok, b.group(1), vocab, english, known):
                 out.append(tok + nxt)
                 i += 2
                 continue
         out.append(tok)
         i += 1
     return " ".join(out)
+
+
+def _joins(left: str, right: str, vocab: Counter[str], english: Container[str] | None, known) -> bool:
+    """Whether rejoin_split_words joins two neighbours (see there)."""
+    whole = (left + right).lower()
+    if vocab[whole] >= 2:
+        return not (known(left) and known(right))
+    return (english is not None and len(whole) >= 3 and is_english(whole, english) and not known(left)
+            and not known(right) and not (is_english(left.lower(), english) and is_english(right, english)))
 
 
 def dehyphenate(text: str, vocab: Counter[str]) -> str:
