@@ -185,6 +185,9 @@ def test_two_word_question_words_compound_postpositions_and_adverbs_are_read_as_
 def test_an_inflected_word_is_read_by_the_form_the_dictionary_lists(d):
     assert "अम्ल" in lemmas(hd.normalize_hindi("अम्लों"))
     assert lemmas(hd.normalize_hindi("काटतीं")) == ["काटना"]  # the feminine plural: "रेखाएँ ... नहीं काटतीं"
+    # a plural in short i, a causative's participle, a participle of a verb whose stem ends in a vowel
+    assert "प्रजाति" in lemmas(hd.normalize_hindi("प्रजातियों")) and "समिति" in lemmas(hd.normalize_hindi("समितियाँ"))
+    assert "बनाना" in lemmas(hd.normalize_hindi("बनवाया")) and "बोना" in lemmas(hd.normalize_hindi("बोई"))
     assert english_reading("अम्लों का स्वाद", dictionary=d) == "acid svad"
     assert english_reading("अम्लों का स्वाद", dictionary=d, inflect=False) == "amlon svad"
 

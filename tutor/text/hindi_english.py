@@ -149,13 +149,17 @@ _DEV = re.compile("[\u0900-\u097f]")
 
 # Hindi inflections back to the form a dictionary lists (the endings of Hindi grammar: plural and oblique nouns, the
 # feminine of adjectives, listed in the masculine (पहली -> पहला, काली -> काला), verb participles and the conjunctive
-# -कर), tried in this order when the word as typed has no entry
+# -कर), tried in this order when the word as typed has no entry; then the plural of a noun in short i (प्रजातियों ->
+# प्रजाति, समितियों -> समिति), the causative's participles (बनवाया -> बनाना) and a participle of a verb whose stem
+# ends in a vowel (बोई -> बोना)
 _LEMMA = [(normalize_hindi(a), normalize_hindi(b)) for a, b in (
     ("ियों", "ी"), ("ियां", "ी"), ("ाओं", "ा"), ("ाएं", "ा"), ("ुओं", "ु"), ("ुएं", "ु"), ("ओं", ""), ("ओं", "ा"),
     ("ों", ""), ("ों", "ा"), ("ें", ""), ("ें", "ा"), ("े", "ा"), ("ी", "ा"), ("ाया", "ाना"), ("ाई", "ाना"), ("ाए", "ाना"),
     ("ाते", "ाना"), ("ातीं", "ाना"), ("ाती", "ाना"), ("ाता", "ाना"), ("ता", "ना"), ("तीं", "ना"), ("ती", "ना"),
     ("ते", "ना"), ("कर", "ना"),
     ("ने", "ना"), ("ा", "ना"), ("ी", "ना"), ("े", "ना"), ("ी", ""), ("ा", ""), ("े", ""),
+    ("ियों", "ि"), ("ियां", "ि"), ("वाया", "ाना"), ("वाई", "ाना"), ("वाए", "ाना"), ("या", "ना"), ("ई", "ना"),
+    ("ए", "ना"),
 )]
 
 
