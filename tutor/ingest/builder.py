@@ -34,7 +34,7 @@ from tutor.types import Chunk
 
 # bump when extraction, cleaning or chunking changes what a PDF turns into: unchanged files are then re-ingested
 # -13: a word split once by a stray space is mended where the English word list has it whole ("horizonta lly", "e
-# nsure"; pdftext.py); -12: a sentence ends after a one-letter symbol ("... Ω m. Both ...") where a sentence opener
+# nsure"; split_words.py); -12: a sentence ends after a one-letter symbol ("... Ω m. Both ...") where a sentence opener
 # follows; -11: a sentence ends after "etc." where a new one begins, never after "Eqs." (text/sentences.py); -10: "Do
 # you know that ...?" tells, it does not ask (text/sentences.py tells_as_question); -9: a sentence opening with a
 # question word asks only with its question mark (chunking.py is_asking), so prose with a few questions in it stays

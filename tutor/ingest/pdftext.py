@@ -2,7 +2,8 @@
 
 Owns extraction with pypdf (1-based page numbers kept; only the text the printed page shows: visible.py), the refusal
 of files that hold no usable text, and the cleaning rules: faux-bold repeats, running headers and footers, glyph names
-and private-use symbols, letter-spaced and space-split words, hyphenation across lines, legacy-font (mojibake) lines.
+and private-use symbols, letter-spaced and space-split words and hyphenation across lines (tutor/ingest/split_words.py),
+legacy-font (mojibake) lines.
 """
 from __future__ import annotations
 
@@ -11,13 +12,13 @@ import re
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.errors import PdfRefused
+from tutor.ingest.split_words import _HYPHEN_BREAK, dehyphenate, rejoin_split_words, word_counts
 from tutor.ingest.visible import visible_text
-from tutor.text.lexicons import english_words, is_english
+from tutor.text.lexicons import english_words
 from tutor.text.normalize import collapse_repeats
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,6 @@ _PRIVATE_USE = re.compile("[\ue000-\uf8ff\U000f0000-\U000ffffd]")
 # pypdf writes unmapped glyphs by name ("/square6" is NCERT's bullet); they carry no meaning
 _GLYPH_NAME = re.compile(r"/(?:square|checkbox|H\d|C\d|bullet|circle|triangle|uni[0-9A-F]{4})\w*")
 _FOOTER = re.compile(r"^\s*(?:Reprint|Rationalised)\s+\d{4}\s*[-–]\s*\d{2,4}\s*$", re.I)
-_HYPHEN_BREAK = re.compile(r"([A-Za-z]{2,})-\n([a-z]{2,})")
-_WORD = re.compile(r"[A-Za-z]+")
 
 
 def join_letter_spaced(line: str) -> str:
@@ -129,71 +128,6 @@ def _running_lines(pages: list[list[str]]) -> set[str]:
         edge = {re.sub(r"\d+", "#", ln.strip()) for ln in lines[:2] + lines[-2:] if ln.strip()}
         counts.update(edge)
     return {k for k, n in counts.items() if n >= max(3, 0.3 * len(pages)) and len(k) < 80}
-
-
-def word_counts(text: str) -> Counter[str]:
-    """How often the text uses each word (Latin letters, lower case): the document's vocabulary."""
-    return Counter(w.lower() for w in _WORD.findall(text))
-
-
-_COMMON_SHORT = {"a", "i", "o"}
-
-
-def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] | None = None) -> str:
-    """Join words split by a stray space ("chemic al", "fr om", "r eaction") when the document uses the whole word.
-
-    Two neighbours are joined only when the joined word occurs in the document at least twice on its own and at
-    least one neighbour is not a word, so real word pairs ("in to") are left alone. A neighbour is a word when the
-    document uses it at least twice (one letter: only "a", "i", "o") and, given an `english` word list, that list
-    has it too: a PDF that splits "mirr ors" the same way every time makes "mirr" and "ors" words of the document,
-    never of English. Given the list, a word the document never writes whole is joined too when the list has it
-    (three letters or more), neither neighbour is a word and one is no English word at all ("horizonta lly", "e
-    nsure", "r ed"); two English words that make one ("per cent", "flower pots") stay apart.
-    """
-    def known(piece: str) -> bool:
-        p = piece.lower()
-        return (vocab[p] >= 2 and (len(p) > 1 or p in _COMMON_SHORT)
-                and (english is None or len(p) == 1 or is_english(p, english)))
-
-    tokens, out, i = line.split(" "), [], 0
-    while i < len(tokens):
-        tok = tokens[i]
-        if i + 1 < len(tokens):
-            nxt = tokens[i + 1]
-            a = re.fullmatch(r"([A-Za-z]+)", tok)
-            b = re.fullmatch(r"([a-z]+)(\W.*)?", nxt)  # "ors,", "ear-view": the letters before the first mark
-            if a and b and _joins(tok, b.group(1), vocab, english, known):
-                out.append(tok + nxt)
-                i += 2
-                continue
-        out.append(tok)
-        i += 1
-    return " ".join(out)
-
-
-def _joins(left: str, right: str, vocab: Counter[str], english: Container[str] | None, known) -> bool:
-    """Whether rejoin_split_words joins two neighbours (see there)."""
-    whole = (left + right).lower()
-    if vocab[whole] >= 2:
-        return not (known(left) and known(right))
-    return (english is not None and len(whole) >= 3 and is_english(whole, english) and not known(left)
-            and not known(right) and not (is_english(left.lower(), english) and is_english(right, english)))
-
-
-def dehyphenate(text: str, vocab: Counter[str]) -> str:
-    """Undo hyphenation at line ends: "some-\\nthing" becomes "something", unless the document writes the
-    compound with a hyphen inside a line ("well-known"), or writes both halves as words and never the whole."""
-    compounds = {m.group(0).lower() for m in re.finditer(r"(?<![-\w])[A-Za-z]{2,}-[a-z]{2,}(?![-\w])", text)}
-
-    def fix(m: re.Match[str]) -> str:
-        a, b = m.group(1), m.group(2)
-        if f"{a}-{b}".lower() in compounds:
-            return f"{a}-{b}"
-        if vocab[f"{a}{b}".lower()] >= 1 or not (vocab[a.lower()] >= 1 and vocab[b.lower()] >= 1):
-            return f"{a}{b}"
-        return f"{a}-{b}"
-
-    return _HYPHEN_BREAK.sub(fix, text)
 
 
 def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
