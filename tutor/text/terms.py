@@ -196,10 +196,13 @@ def name_phrases(question: str) -> list[str]:
     return out
 
 
+_LATIN_MARKS = re.compile("[\u0300-\u036f]")
+
+
 def without_accents(text: str) -> str:
     """Latin letters without their accents ("Temür" -> "Temur", "Céleron" -> "Celeron"): a student types a name
-    from the book without them. For word matching only; marks on other scripts are dropped too."""
-    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    from the book without them (the combining accents of Latin letters). For word matching only."""
+    return text if text.isascii() else _LATIN_MARKS.sub("", unicodedata.normalize("NFD", text))
 
 
 def has_phrase(text_words: str, phrase: str) -> bool:
