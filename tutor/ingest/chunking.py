@@ -9,7 +9,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from tutor.ingest.pdftext import PageText, rejoin_split_words, word_counts
+from tutor.ingest.pdftext import PageText
+from tutor.ingest.split_words import rejoin_split_words, word_counts
 from tutor.text.lexicons import english_words
 from tutor.text.normalize import title_case
 from tutor.text.sentences import sentence_spans, tells_as_question

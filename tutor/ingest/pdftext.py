@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tutor.errors import PdfRefused
-from tutor.ingest.split_words import _HYPHEN_BREAK, dehyphenate, rejoin_split_words, word_counts
+from tutor.ingest.split_words import dehyphenate, rejoin_split_words, unbroken_word_counts, word_counts
 from tutor.ingest.visible import visible_text
 from tutor.text.lexicons import english_words
 from tutor.text.normalize import collapse_repeats
@@ -169,8 +169,7 @@ def clean_pages(raw_pages: list[str]) -> tuple[list[str], list[int], list[str]]:
         kept = [ln for i, ln in enumerate(lines)
                 if not ((i < 2 or i >= len(lines) - 2) and re.sub(r"\d+", "#", ln) in running)]
         pages.append("\n".join(kept))
-    # pieces of words broken at a line end are not words of the document: leave them out of the vocabulary
-    plain = word_counts(_HYPHEN_BREAK.sub(" ", "\n".join(pages)))
+    plain = unbroken_word_counts("\n".join(pages))
     pages = [dehyphenate(text, plain) for text in pages]
     vocab = word_counts("\n".join(pages))
     english = english_words()

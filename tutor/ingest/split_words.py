@@ -18,6 +18,12 @@ def word_counts(text: str) -> Counter[str]:
     return Counter(w.lower() for w in _WORD.findall(text))
 
 
+def unbroken_word_counts(text: str) -> Counter[str]:
+    """`word_counts` without the pieces of words broken at a line end ("some-\\nthing"): they are not words of the
+    document (dehyphenate reads them against it)."""
+    return word_counts(_HYPHEN_BREAK.sub(" ", text))
+
+
 _COMMON_SHORT = {"a", "i", "o"}
 
 
@@ -37,6 +43,13 @@ def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] |
         return (vocab[p] >= 2 and (len(p) > 1 or p in _COMMON_SHORT)
                 and (english is None or len(p) == 1 or is_english(p, english)))
 
+    def joins(left: str, right: str) -> bool:
+        whole = (left + right).lower()
+        if vocab[whole] >= 2:
+            return not (known(left) and known(right))
+        return (english is not None and len(whole) >= 3 and is_english(whole, english) and not known(left)
+                and not known(right) and not (is_english(left.lower(), english) and is_english(right, english)))
+
     tokens, out, i = line.split(" "), [], 0
     while i < len(tokens):
         tok = tokens[i]
@@ -44,22 +57,13 @@ def rejoin_split_words(line: str, vocab: Counter[str], english: Container[str] |
             nxt = tokens[i + 1]
             a = re.fullmatch(r"([A-Za-z]+)", tok)
             b = re.fullmatch(r"([a-z]+)(\W.*)?", nxt)  # "ors,", "ear-view": the letters before the first mark
-            if a and b and _joins(tok, b.group(1), vocab, english, known):
+            if a and b and joins(tok, b.group(1)):
                 out.append(tok + nxt)
                 i += 2
                 continue
         out.append(tok)
         i += 1
     return " ".join(out)
-
-
-def _joins(left: str, right: str, vocab: Counter[str], english: Container[str] | None, known) -> bool:
-    """Whether rejoin_split_words joins two neighbours (see there)."""
-    whole = (left + right).lower()
-    if vocab[whole] >= 2:
-        return not (known(left) and known(right))
-    return (english is not None and len(whole) >= 3 and is_english(whole, english) and not known(left)
-            and not known(right) and not (is_english(left.lower(), english) and is_english(right, english)))
 
 
 def dehyphenate(text: str, vocab: Counter[str]) -> str:

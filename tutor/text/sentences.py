@@ -75,7 +75,7 @@ def _split_after_letter(text: str, start: int, end: int) -> list[tuple[int, int]
             out.append((s, m.start(1)))
             s = m.start(1)
     out.append((s, end))
-    return [(a, b - len(text[a:b]) + len(text[a:b].rstrip())) for a, b in out]
+    return [(a, a + len(text[a:b].rstrip())) for a, b in out]  # a piece ends at its full stop, not the space after
 
 
 _DANDA_END = re.compile("[\u0964\u0965]+[\"'”’)]*(?=\\s)")
