@@ -89,15 +89,17 @@ def rebuild_base(packed: Path, reader: Path, dest: Path) -> None:
 
 
 def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: str, limit: int = 0,
-          work: Path = Path("/tmp/gate-sweep")) -> list[dict]:
-    """Every configuration of `grid` trained (in `work`), replayed and logged; the best two exported to `out`."""
+          work: Path = Path("/tmp/gate-sweep"), windows: int = 1) -> list[dict]:
+    """Every configuration of `grid` trained (in `work`), replayed and logged; the best two exported to `out`. With
+    `windows` above 1 the log also holds each record's P on its first `windows` windows ("pw"), for replaying the
+    gate reading that many later."""
     import os
 
     t0 = time.perf_counter()
     base = work / "base"
     rebuild_base(packed, Path(grid[0]["init"]), base)
     os.environ["TUTOR_READER_BASE_DIR"] = str(base)
-    from tutor.evaluation.reader_replay import choose_bars, figures, probabilities
+    from tutor.evaluation.reader_replay import choose_bars, figures, window_probabilities
     from tutor.reader.examples import example_from_dict, summary
     from tutor.reader.model import Reader
     from tutor.reader.training import export, train
@@ -138,11 +140,13 @@ def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: st
                                "lr": cfg["lr"], "init_from": cfg["init"], "examples": {"train": summary(ex)},
                                "training": {"steps": res["steps"], "seconds": round(secs, 1), "device": device,
                                             "examples_per_minute": round(len(ex) * cfg["epochs"] / secs * 60)}})
-        p = probabilities(Reader(d, device=device, engine="torch"), records)
+        pw = window_probabilities(Reader(d, device=device, engine="torch"), records, windows)
+        p = {i: max(w[:1]) for i, w in pw.items()}  # the gate reads one window (policy reader_windows 1)
         bars = choose_bars(clean, p, CAPS, "ncert-class10", "short-answers")
         row = {**cfg, "n": len(ex), "train_s": round(secs, 1), "bars": bars,
                "figures": figures(records, p, *bars) if bars else None,
-               "key": figures(clean, p, *bars)["ncert-class10/tuning"]["coverage"] if bars else -1.0, "p": p}
+               "key": figures(clean, p, *bars)["ncert-class10/tuning"]["coverage"] if bars else -1.0, "p": p,
+               **({"pw": pw} if windows > 1 else {})}
         done.append(row)
         log.write(json.dumps(row) + "\n")
         log.flush()
@@ -171,6 +175,7 @@ def main() -> None:
     s.add_argument("--budget", type=float, default=470.0, help="seconds for the whole sweep")
     s.add_argument("--device", default="cuda")
     s.add_argument("--limit", type=int, default=0, help="a smoke test: about this many examples of each part")
+    s.add_argument("--windows", type=int, default=1, help="also log P on each record's first N windows")
     a = ap.parse_args()
     if a.cmd == "pack":
         comps = {}
@@ -180,7 +185,7 @@ def main() -> None:
             comps[name] = (Path(path), int(n or 0))
         pack(a.dest, a.records, comps, a.written, a.libraries)
     else:
-        sweep(a.packed, a.out, json.loads(a.grid), a.budget, a.device, a.limit)
+        sweep(a.packed, a.out, json.loads(a.grid), a.budget, a.device, a.limit, windows=a.windows)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ def test_pack_then_sweep_brings_back_a_replayed_reader(tmp_path, monkeypatch):
     records = tmp_path / "records.jsonl"
     rows = [_record("a", "answer", "When was the fort built?"), _record("n", "refuse", "Who painted the fort?"),
             _record("h", "answer", "Where does the fort stand?", half="heldout")]
+    rows[0]["windows"] = [WINDOW, "The river floods in July."]  # a record of a gate that read two windows
     records.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     packed = tmp_path / "packed"
     pack(packed, records, {"d0": (tmp_path / "d0.jsonl", 0)})
@@ -48,10 +49,12 @@ def test_pack_then_sweep_brings_back_a_replayed_reader(tmp_path, monkeypatch):
     grid = [{"id": "c1", "init": str(READER), "parts": [["d0", 1, 0]], "epochs": 1, "lr": 1e-5, "batch": 4,
              "seed": 0}]
     out = tmp_path / "out"
-    done = sweep(packed, out, grid, budget_s=10**6, device="cpu", work=tmp_path / "work")
+    done = sweep(packed, out, grid, budget_s=10**6, device="cpu", work=tmp_path / "work", windows=3)
     assert [d["id"] for d in done] == ["c1"] and done[0]["n"] == len(train) and done[0]["bars"] is not None
     logged = json.loads((out / "sweep.jsonl").read_text().splitlines()[0])
     assert set(logged["p"]) == {"a", "n", "h"} and logged["figures"]["ncert-class10/heldout"]["questions"] == 1
+    assert [len(logged["pw"][i]) for i in "anh"] == [2, 1, 1]  # every window recorded, up to 3
+    assert {i: w[0] for i, w in logged["pw"].items()} == logged["p"]  # the gate's decision reads the first
     back = tmp_path / "back"
     back.mkdir()
     (back / "reader.json").write_text((out / "c1.json").read_text())

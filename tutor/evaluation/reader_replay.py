@@ -83,6 +83,13 @@ def probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]], k: int
             for r in records if r["window"] is not None}
 
 
+def window_probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]], k: int) -> dict[str, list[float]]:
+    """The reader's P for each of the first `k` windows recorded, by question id: `probabilities` at any k up to
+    `k`, replayed later without the reader."""
+    return {r["id"]: [round(float(x.probability), 4) for x in reader.read(r["question"], _windows(r)[:k])]
+            for r in records if r["window"] is not None}
+
+
 def recorded(records: Iterable[dict[str, Any]], k: int = 1) -> dict[str, float]:
     """The recorded reader's P by question id, its best among the first `k` windows it read."""
     return {r["id"]: r["pk"][min(k, len(r["pk"])) - 1] if r.get("pk") else r["p"]
