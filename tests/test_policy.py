@@ -181,6 +181,16 @@ def test_a_devanagari_reading_has_its_own_reader_threshold_where_the_policy_sets
         p.with_values(min_devanagari_reader_probability=-0.1)
 
 
+def test_a_hindi_reading_reads_its_own_number_of_windows_where_the_policy_sets_one():
+    p = Policy().with_values(reader_windows=3)
+    assert p.for_hindi(hinglish=True).reader_windows == p.for_hindi(hinglish=False).reader_windows == 3  # 0: the same
+    own = p.with_values(reading_reader_windows=1)
+    assert own.for_hindi(hinglish=True).reader_windows == own.for_hindi(hinglish=False).reader_windows == 1
+    assert own.reader_windows == 3  # an English question's reader reads three
+    with pytest.raises(PolicyError):
+        p.with_values(reading_reader_windows=-1)
+
+
 def test_a_hindi_reading_is_rescued_from_a_low_confidence_refusal_only_where_the_policy_says_so():
     p = Policy().with_values(min_rescue_confidence=0.35, min_rescue_reader_probability=0.8)
     for hinglish in (True, False):

@@ -106,6 +106,10 @@ class Policy:
                                               1)
     reader_windows: int = _f(3, "evidence windows (three sentences around a candidate sentence) the reader reads, "
                              "in one batch", 1, 10)
+    reader_stop_early: bool = _f(True, "read the first window alone and the other reader_windows only when it falls "
+                                 "short of the bar (the same decisions as reading them all at once)")
+    reading_reader_windows: int = _f(0, "evidence windows the reader of readings reads for a Hindi or Hinglish "
+                                     "question's English reading (0: as many as reader_windows)", 0, 10)
     reader_support: bool = _f(True, "in the answer checks, read each sentence an LLM wrote against the passage it "
                               "cites with the reader's support head")
     span_reader: bool = _f(True, "find the direct answer (the bold first line) and the sentence it leads with the span "
@@ -350,13 +354,15 @@ class Policy:
         """The policy a Hindi question's English reading is read under: no low-confidence rescue
         (GateDecision.rescuable) unless `hindi_rescue` (Devanagari) or `hinglish_rescue` says so; a Hinglish one's
         reader threshold its own (min_hinglish_reader_probability, when set), a Devanagari one's too
-        (min_devanagari_reader_probability)."""
+        (min_devanagari_reader_probability), and the windows read `reading_reader_windows` (when set)."""
         values: dict[str, float] = {} if (self.hinglish_rescue if hinglish else self.hindi_rescue) else {
             "min_rescue_confidence": 1.0}
         if hinglish and self.min_hinglish_reader_probability:
             values["min_reader_probability"] = self.min_hinglish_reader_probability
         if not hinglish and self.min_devanagari_reader_probability:
             values["min_reader_probability"] = self.min_devanagari_reader_probability
+        if self.reading_reader_windows:
+            values["reader_windows"] = self.reading_reader_windows
         return self.with_values(**values)
 
     def for_model(self, name: str) -> Policy:

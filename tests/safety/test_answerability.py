@@ -116,6 +116,19 @@ def test_reader_records_the_best_probability_of_its_first_k_windows():
     assert out.values["reader_p"] == pytest.approx(0.9)
 
 
+@pytest.mark.parametrize("needle, reads", [("dioptres", [1]), ("Mirrors", [1, 2]), ("nowhere", [1, 2])])
+def test_reader_stops_after_a_first_window_that_passes_and_decides_as_reading_all(needle, reads):
+    decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)], reader_windows=3,
+                            min_reader_probability=0.5)
+    assert len(windows(decision.candidates, 3)) == 3 and "dioptres" in windows(decision.candidates, 3)[0].text
+    early, full = FakeReader(needle=needle), FakeReader(needle=needle)
+    out, found = read_decision(early, "What is it?", decision, p)
+    whole, found_all = read_decision(full, "What is it?", decision, p.with_values(reader_stop_early=False))
+    assert [len(c[1]) for c in early.read_calls] == reads and [len(c[1]) for c in full.read_calls] == [3]
+    assert out.passed == whole.passed == (needle != "nowhere") and out.reason == whole.reason
+    assert found.probability == found_all.probability
+
+
 def test_reader_is_not_applied_to_a_hindi_question():
     decision, p = _decision("What is the power of a lens measured in?", [(LONG, 0.8)])
     reader = FakeReader(needle="nowhere")
@@ -160,6 +173,14 @@ def test_a_low_confidence_refusal_stays_refused_below_the_rescue_bar_or_the_resc
     two, p2 = _low_confidence(min_mean_confidence=0.9)
     assert not two.passed and [c.name for c in two.checks if not c.passed] != ["confidence"]
     assert not two.rescuable(p2)
+
+
+def test_a_rescue_stops_early_only_at_the_rescue_bar():
+    decision, p = _low_confidence(reader_windows=3, min_rescue_reader_probability=0.95, min_reader_probability=0.5)
+    assert not decision.passed and decision.rescuable(p)
+    reader = FakeReader(needle="dioptres", p=0.9)  # over the gate's bar, under the rescue's: the rest is read
+    out, _ = read_decision(reader, "What is the power of a lens measured in?", decision, p)
+    assert [len(c[1]) for c in reader.read_calls] == [1, 2] and not out.passed
 
 
 def test_pipeline_answers_a_rescued_question_and_refuses_it_without_the_rescue(library):

@@ -56,7 +56,7 @@ def permissive(policy: Policy) -> Policy:
                   min_mean_confidence=-1.0, offtopic_max_score=-1.0, require_question_numbers=False,
                   require_negation_match=False, require_answer_type=False, require_names=False,
                   min_reader_probability=0.0, min_thing_span_probability=0.0,
-                  reader_windows=max(policy.reader_windows, READ_WINDOWS))
+                  reader_windows=max(policy.reader_windows, READ_WINDOWS), reader_stop_early=False)
     # a model's own settings (policy.for_model) must not close again what is opened here
     models = {m: {**over, **opened} for m, over in policy.models.items()}
     return policy.with_values(**opened, models=models)

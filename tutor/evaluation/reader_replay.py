@@ -51,7 +51,8 @@ def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name:
         recorders[name] = RecordingReader(t.reader)
         t.reader = recorders[name]
         t.policy = t.policy.with_values(min_reader_probability=0.0, min_rescue_reader_probability=0.0,
-                                        reader_windows=windows or t.policy.reader_windows)
+                                        reader_windows=windows or t.policy.reader_windows,
+                                        reader_stop_early=False)  # every window read, for replaying any k
     out = []
     try:
         for i, q in enumerate(questions):

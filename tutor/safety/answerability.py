@@ -152,7 +152,9 @@ def read_decision(reader: ReaderModel, question: Question | str, decision: GateD
                       "the answerability reader reads English only; this question or its evidence is not English",
                       Reason.READER_NOT_ANSWERABLE)
         return replace(decision, checks=decision.checks + (check,)), None
-    readings = reader.read(q.gate_text, [w.text for w in wins])
+    readings = _read(reader, q.gate_text, wins, policy.min_rescue_reader_probability if rescue
+                     else policy.min_reader_probability, policy.reader_stop_early)
+    wins = wins[:len(readings)]
     best = finding(readings, wins)
     assert best is not None
     # and the best P among the first k windows, for each k read: calibration chooses how many windows to read
@@ -169,6 +171,18 @@ def read_decision(reader: ReaderModel, question: Question | str, decision: GateD
     check = Check("reader", "gate", ok, best.probability, policy.min_reader_probability, detail,
                   Reason.READER_NOT_ANSWERABLE)
     return _checked(decision, check, values), best
+
+
+def _read(reader: ReaderModel, text: str, wins: Sequence[Window], bar: float, stop_early: bool) -> list:
+    """The reader's readings of the windows, best first: all in one batch, or (`stop_early`) the first alone and the
+    rest only when it falls short of `bar`. The decision is the same either way (the best P reaches the bar or it
+    does not); a question answered on its first window pays for one window."""
+    if not stop_early or len(wins) < 2:
+        return list(reader.read(text, [w.text for w in wins]))
+    first = list(reader.read(text, [wins[0].text]))
+    if first[0].probability >= bar:
+        return first
+    return first + list(reader.read(text, [w.text for w in wins[1:]]))
 
 
 def _checked(decision: GateDecision, check: Check, values: dict[str, float]) -> GateDecision:
