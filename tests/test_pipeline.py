@@ -625,12 +625,13 @@ def test_a_hinglish_questions_reading_is_read_by_the_reader_of_readings_and_an_e
     t = build_tutor(library, policy=policy(reader=True, min_reader_probability=0.5), audit=audit, models=False)
     t.reader, t.hindi_reader = NeedleJudge("dioptre"), NeedleJudge("dioptre", p=0.1)
     english, hinglish = t.ask("What is refraction?", "10", "science"), t.ask("refraction kya hota hai", "10", "science")
-    assert [q for q, _ in t.reader.calls] == ["What is refraction?"]
-    assert [q for q, _ in t.hindi_reader.calls] == ["what is refraction"]  # the reading, not the student's words
+    assert {q for q, _ in t.reader.calls} == {"What is refraction?"}  # a call per window read
+    assert {q for q, _ in t.hindi_reader.calls} == {"what is refraction"}  # the reading, not the student's words
     assert check(english.checks, "reader").threshold == 0.5 == check(hinglish.checks, "reader").threshold
     t.hindi_reader = None  # none shipped (or the policy's hindi_reader off): the one reader reads both
+    before = len(t.reader.calls)
     t.ask("refraction kya hota hai", "10", "science")
-    assert [q for q, _ in t.reader.calls] == ["What is refraction?", "what is refraction"]
+    assert {q for q, _ in t.reader.calls[before:]} == {"what is refraction"}
 
 
 def test_the_reader_of_readings_ships_and_the_policy_switch_decides_whether_it_is_used():
