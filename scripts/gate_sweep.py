@@ -90,9 +90,9 @@ def rebuild_base(packed: Path, reader: Path, dest: Path) -> None:
 
 def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: str, limit: int = 0,
           work: Path = Path("/tmp/gate-sweep"), windows: int = 1) -> list[dict]:
-    """Every configuration of `grid` trained (in `work`), replayed and logged; the best two exported to `out`. With
-    `windows` above 1 the log also holds each record's P on its first `windows` windows ("pw"), for replaying the
-    gate reading that many later."""
+    """Every configuration of `grid` trained (in `work`), replayed as the gate reads (the best P of the policy's
+    reader_windows) and logged; the best two exported to `out`. The log also holds each record's P on its first
+    `windows` windows, or reader_windows if more ("pw"), for replaying the gate reading that many later."""
     import os
 
     t0 = time.perf_counter()
@@ -100,9 +100,12 @@ def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: st
     rebuild_base(packed, Path(grid[0]["init"]), base)
     os.environ["TUTOR_READER_BASE_DIR"] = str(base)
     from tutor.evaluation.reader_replay import choose_bars, figures, window_probabilities
+    from tutor.policy import load_policy
     from tutor.reader.examples import example_from_dict, summary
     from tutor.reader.model import Reader
     from tutor.reader.training import export, train
+
+    k = load_policy().reader_windows  # the windows the gate's reader reads
 
     def component(name: str):
         with lzma.open(packed / f"{name}.jsonl.xz", "rt", encoding="utf-8") as f:
@@ -140,13 +143,13 @@ def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: st
                                "lr": cfg["lr"], "init_from": cfg["init"], "examples": {"train": summary(ex)},
                                "training": {"steps": res["steps"], "seconds": round(secs, 1), "device": device,
                                             "examples_per_minute": round(len(ex) * cfg["epochs"] / secs * 60)}})
-        pw = window_probabilities(Reader(d, device=device, engine="torch"), records, windows)
-        p = {i: max(w[:1]) for i, w in pw.items()}  # the gate reads one window (policy reader_windows 1)
+        pw = window_probabilities(Reader(d, device=device, engine="torch"), records, max(windows, k))
+        p = {i: max(w[:k]) for i, w in pw.items()}  # as the gate decides: the best of its first k windows
         bars = choose_bars(clean, p, CAPS, "ncert-class10", "short-answers")
         row = {**cfg, "n": len(ex), "train_s": round(secs, 1), "bars": bars,
                "figures": figures(records, p, *bars) if bars else None,
                "key": figures(clean, p, *bars)["ncert-class10/tuning"]["coverage"] if bars else -1.0, "p": p,
-               **({"pw": pw} if windows > 1 else {})}
+               **({"pw": pw} if max(windows, k) > 1 else {})}
         done.append(row)
         log.write(json.dumps(row) + "\n")
         log.flush()

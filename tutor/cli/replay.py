@@ -60,13 +60,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
     then = args.then if args.then in sets else None
     policy = load_policy(args.policy)
     fixed = (policy.min_reader_probability, policy.min_rescue_reader_probability)
+    k = args.windows or policy.reader_windows
     readers = [("recorded", None)] + [(str(d), d) for d in args.reader]
     out = {}
     for name, d in readers:
         if d is None:
-            p = recorded(records, args.windows)
+            p = recorded(records, k)
         else:
-            p = probabilities(Reader(d, engine=args.engine, threads=args.threads), records, args.windows)
+            p = probabilities(Reader(d, engine=args.engine, threads=args.threads), records, k)
         chosen = choose_bars(records, p, caps, most, then)
         out[name] = {"policy_bars": fixed, "at_policy": figures(records, p, *fixed), "chosen_bars": chosen,
                      "at_chosen": figures(records, p, *chosen) if chosen else None, "p": p}
@@ -92,8 +93,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("records", type=Path, help="what record-reader wrote")
     p.add_argument("--reader", type=Path, nargs="*", default=[], help="reader folders to replay (beside the recorded)")
     p.add_argument("--engine", choices=("onnx", "torch"), default="torch")
-    p.add_argument("--windows", type=int, default=1,
-                   help="decide on the best P among the first K windows recorded (as reader_windows K would)")
+    p.add_argument("--windows", type=int, default=None,
+                   help="decide on the best P among the first K windows recorded (as reader_windows K would; "
+                        "default the policy's reader_windows)")
     p.add_argument("--threads", type=int, default=None,
                    help="the reader's threads (1 beside a training that holds the cores: far faster than sharing)")
     p.add_argument("--caps", default=CAPS, help=f"SET=FA,...: the false acceptance each set's tuning half may have "
