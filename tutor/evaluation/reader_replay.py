@@ -80,8 +80,7 @@ def record(questions: Sequence[Question], tutors: Mapping[str, Tutor], set_name:
 def probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]], k: int = 1) -> dict[str, float]:
     """The reader's P(the passage answers) for every record the gate's reader read, by question id: its best P
     among the first `k` windows recorded (as the gate decides with reader_windows k)."""
-    return {r["id"]: round(max(float(x.probability) for x in reader.read(r["question"], _windows(r)[:k])), 4)
-            for r in records if r["window"] is not None}
+    return {i: max(ps) for i, ps in window_probabilities(reader, records, k).items()}
 
 
 def window_probabilities(reader: ReaderModel, records: Iterable[dict[str, Any]], k: int) -> dict[str, list[float]]:
