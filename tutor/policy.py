@@ -104,6 +104,11 @@ class Policy:
                                       "(1: never)", 0, 1)
     min_rescue_reader_probability: float = _f(1.0, "the reader's probability such a question needs to be answered", 0,
                                               1)
+    min_word_rescue_score: float = _f(1.0, "a question refused for its evidence's scores alone while one sentence "
+                                      "holds every word of it, its best evidence scoring at least this, is read by "
+                                      "the reader anyway (1: never)", 0, 1)
+    min_word_rescue_reader_probability: float = _f(1.0, "the reader's probability such a question needs to be "
+                                                   "answered", 0, 1)
     reader_windows: int = _f(3, "evidence windows (three sentences around a candidate sentence) the reader reads, "
                              "in one batch", 1, 10)
     reader_stop_early: bool = _f(True, "read the first window alone and the other reader_windows only when it falls "
@@ -352,11 +357,13 @@ class Policy:
 
     def for_hindi(self, hinglish: bool) -> Policy:
         """The policy a Hindi question's English reading is read under: no low-confidence rescue
-        (GateDecision.rescuable) unless `hindi_rescue` (Devanagari) or `hinglish_rescue` says so; a Hinglish one's
+        (GateDecision.rescuable) unless `hindi_rescue` (Devanagari) or `hinglish_rescue` says so, never the rescue for
+        every word (min_word_rescue_score); a Hinglish one's
         reader threshold its own (min_hinglish_reader_probability, when set), a Devanagari one's too
         (min_devanagari_reader_probability), and the windows read `reading_reader_windows` (when set)."""
         values: dict[str, float] = {} if (self.hinglish_rescue if hinglish else self.hindi_rescue) else {
             "min_rescue_confidence": 1.0}
+        values["min_word_rescue_score"] = 1.0  # not measured on readings: their bars were chosen without it
         if hinglish and self.min_hinglish_reader_probability:
             values["min_reader_probability"] = self.min_hinglish_reader_probability
         if not hinglish and self.min_devanagari_reader_probability:

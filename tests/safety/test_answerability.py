@@ -183,6 +183,51 @@ def test_a_rescue_stops_early_only_at_the_rescue_bar():
     assert [len(c[1]) for c in reader.read_calls] == [1, 2] and not out.passed
 
 
+def _scored_low(question="What is the power of a lens measured in?", score=0.25, **pol):
+    """`question` against LONG scoring `score`: under the off-topic bar (0.3), min_confidence 0.5 and the mean's 0.35;
+    the confidence rescue at 0.35 / 0.8, the rescue for every word at 0.2 / 0.9."""
+    return _decision(question, [(LONG, score)], **{
+        "min_confidence": 0.5, "min_mean_confidence": 0.35, "min_term_coverage": 0.0, "min_rescue_confidence": 0.35,
+        "min_rescue_reader_probability": 0.8, "min_word_rescue_score": 0.2, "min_word_rescue_reader_probability": 0.9,
+        **pol})
+
+
+def test_a_refusal_for_its_scores_alone_is_read_when_one_sentence_holds_every_word_of_the_question():
+    decision, p = _scored_low()
+    failed = {c.name for c in decision.checks if not c.passed}
+    assert not decision.passed and decision.reason == "off_topic" and failed == {"off_topic", "confidence",
+                                                                                  "mean_confidence"}
+    assert decision.word_rescuable(p) and decision.rescuable(p) and decision.rescued_by_words(p)
+    assert decision.rescue_bar(p) == 0.9  # its own bar, not the confidence rescue's 0.8
+    reader = FakeReader(needle="dioptres", p=0.93, span="dioptres")
+    out, found = read_decision(reader, "What is the power of a lens measured in?", decision, p)
+    rescue = check(out.checks, "reader_rescue")
+    assert out.passed and out.tier == "reader" and rescue.threshold == 0.9 and "every word" in rescue.detail
+    assert found.span == "dioptres"
+    # P 0.85 would pass the confidence rescue (0.8) but not this one's bar
+    out, _ = read_decision(FakeReader(needle="dioptres", p=0.85), "What is the power of a lens measured in?",
+                           decision, p)
+    assert not out.passed and out.reason == "off_topic" and not check(out.checks, "reader_rescue").passed
+
+
+def test_the_rescue_for_every_word_needs_every_word_a_score_over_its_floor_and_no_other_failed_check():
+    # a word the evidence lacks ("Mars")
+    missing, p = _scored_low("What is the power of a lens measured in on Mars?")
+    assert not missing.passed and not missing.word_rescuable(p) and not missing.rescuable(p)
+    # under its floor, or off
+    low, p = _scored_low(score=0.15)
+    assert not low.passed and not low.word_rescuable(p)
+    decision, p = _scored_low()
+    assert not decision.word_rescuable(p.with_values(min_word_rescue_score=1.0))
+    # a check that is not a score failed too: the question's number is not in the evidence
+    numbered, p = _scored_low("What is the power of a lens of 25 cm measured in?")
+    assert not numbered.passed and "question_numbers" in {c.name for c in numbered.checks if not c.passed}
+    assert not numbered.word_rescuable(p)
+    # a refusal the confidence rescue reads keeps the confidence rescue's bar
+    conf, p = _low_confidence(min_word_rescue_score=0.2, min_word_rescue_reader_probability=0.9)
+    assert conf.rescuable(p) and not conf.rescued_by_words(p) and conf.rescue_bar(p) == 0.8
+
+
 def test_pipeline_answers_a_rescued_question_and_refuses_it_without_the_rescue(library):
     q = "What is the power of a lens measured in?"
     base = policy(min_confidence=0.99, min_mean_confidence=0.0, min_term_coverage=0.0)

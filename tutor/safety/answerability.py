@@ -152,7 +152,7 @@ def read_decision(reader: ReaderModel, question: Question | str, decision: GateD
                       "the answerability reader reads English only; this question or its evidence is not English",
                       Reason.READER_NOT_ANSWERABLE)
         return replace(decision, checks=decision.checks + (check,)), None
-    readings = _read(reader, q.gate_text, wins, policy.min_rescue_reader_probability if rescue
+    readings = _read(reader, q.gate_text, wins, decision.rescue_bar(policy) if rescue
                      else policy.min_reader_probability, policy.reader_stop_early)
     wins = wins[:len(readings)]
     best = finding(readings, wins)
@@ -197,9 +197,11 @@ def _checked(decision: GateDecision, check: Check, values: dict[str, float]) -> 
 def _rescued(decision: GateDecision, best: Finding, values: dict[str, float], policy: Policy) -> GateDecision:
     """A low-confidence refusal (GateDecision.rescuable) passed by the reader, or left as it was with the reader's
     check added; `values` are the decision's with the reader's probabilities (read_decision)."""
-    ok = best.probability >= policy.min_rescue_reader_probability
-    check = Check("reader_rescue", "gate", ok, best.probability, policy.min_rescue_reader_probability,
-                  f"the evidence scored below min_confidence; the reader's P(the passage answers) "
+    bar = decision.rescue_bar(policy)
+    check = Check("reader_rescue", "gate", (ok := best.probability >= bar), best.probability, bar,
+                  ("the evidence scored low, but one sentence holds every word of the question"
+                   if decision.rescued_by_words(policy) else "the evidence scored below min_confidence")
+                  + "; the reader's P(the passage answers) "
                   f"{best.probability:.2f} in {best.chunk_id} (p. {best.page})"
                   + (f", answer span {best.span!r}" if best.span else ", no answer span")
                   + (": the reader found the answer, which is enough" if ok else ""), Reason.LOW_CONFIDENCE)

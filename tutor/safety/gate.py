@@ -59,12 +59,44 @@ class GateDecision:
         the reader then reads the evidence anyway, and a window it finds answering with P >=
         min_rescue_reader_probability passes the question (tutor/safety/answerability.py). Short factual questions
         often score low against a whole chunk yet are answered word for word in one sentence of it. Every other
-        check must have passed and no other shelf be better."""
+        check must have passed and no other shelf be better. Or word_rescuable, below."""
+        return self._confidence_rescuable(policy) or self.word_rescuable(policy)
+
+    def _confidence_rescuable(self, policy: Policy) -> bool:
         if self.passed or self.other_shelf is not None or policy.min_rescue_confidence >= 1.0:
             return False
         failed = [c for c in self.checks if not c.passed]
         return (len(failed) == 1 and failed[0].name == "confidence" and isinstance(failed[0].value, (int, float))
                 and failed[0].value >= policy.min_rescue_confidence)
+
+    def word_rescuable(self, policy: Policy) -> bool:
+        """Whether this refusal was for its scores alone (off_topic, confidence, mean_confidence: the chunk's cosine)
+        while one sentence of the evidence, with its neighbours, holds every term of the question and the evidence
+        holds them all, its best score at least min_word_rescue_score: read by the reader anyway, and answered at
+        min_word_rescue_reader_probability. A short question scores low against a long chunk about many things
+        ("Into which elastic bag-like structure do the two oviducts unite?", 0.26) though the book says it word for
+        word ("The two oviducts unite into an elastic bag-like structure known as the uterus.")."""
+        if self.passed or self.other_shelf is not None or policy.min_word_rescue_score >= 1.0:
+            return False
+        failed = {c.name for c in self.checks if not c.passed}
+        value = {c.name: c.value for c in self.checks}
+        score = value.get("confidence")
+        return (bool(failed) and failed <= _SCORES and value.get("answerability") == 1.0
+                and value.get("term_coverage") == 1.0 and isinstance(score, (int, float))
+                and score >= policy.min_word_rescue_score)
+
+    def rescued_by_words(self, policy: Policy) -> bool:
+        """Whether this refusal is rescuable for its words alone (word_rescuable), not for its confidence."""
+        return not self._confidence_rescuable(policy) and self.word_rescuable(policy)
+
+    def rescue_bar(self, policy: Policy) -> float:
+        """The reader's probability a rescuable refusal needs to be answered."""
+        return (policy.min_word_rescue_reader_probability if self.rescued_by_words(policy)
+                else policy.min_rescue_reader_probability)
+
+
+# the checks that read the evidence's scores alone (word_rescuable)
+_SCORES = frozenset({"off_topic", "confidence", "mean_confidence"})
 
 
 def term_weights(question: Question | str, stats: TermStats) -> dict[str, float]:
