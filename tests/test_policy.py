@@ -202,9 +202,9 @@ def test_a_hindi_reading_is_rescued_from_a_low_confidence_refusal_only_where_the
     assert p.with_values(hinglish_rescue=True).for_hindi(hinglish=True).min_rescue_confidence == 0.35
 
 
-def test_a_hindi_reading_is_never_rescued_for_holding_every_word():
-    p = Policy().with_values(min_word_rescue_score=0.2, min_word_rescue_reader_probability=0.9, hindi_rescue=True,
-                             hinglish_rescue=True)
-    for hinglish in (True, False):
-        assert p.for_hindi(hinglish).min_word_rescue_score == 1.0  # its bars were chosen without it
-    assert p.min_word_rescue_score == 0.2
+def test_a_hindi_reading_is_rescued_for_holding_every_word_as_an_english_question_is():
+    p = Policy().with_values(min_word_rescue_score=0.2, min_word_rescue_reader_probability=0.9)
+    for hinglish in (True, False):  # the low-confidence rescue off for readings, this one not
+        assert p.for_hindi(hinglish).min_rescue_confidence == 1.0
+        assert p.for_hindi(hinglish).min_word_rescue_score == 0.2
+        assert p.for_hindi(hinglish).min_word_rescue_reader_probability == 0.9

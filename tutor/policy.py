@@ -357,13 +357,12 @@ class Policy:
 
     def for_hindi(self, hinglish: bool) -> Policy:
         """The policy a Hindi question's English reading is read under: no low-confidence rescue
-        (GateDecision.rescuable) unless `hindi_rescue` (Devanagari) or `hinglish_rescue` says so, never the rescue for
-        every word (min_word_rescue_score); a Hinglish one's
+        (GateDecision.rescuable) unless `hindi_rescue` (Devanagari) or `hinglish_rescue` says so (the rescue for every
+        word, min_word_rescue_score, as an English question's); a Hinglish one's
         reader threshold its own (min_hinglish_reader_probability, when set), a Devanagari one's too
         (min_devanagari_reader_probability), and the windows read `reading_reader_windows` (when set)."""
         values: dict[str, float] = {} if (self.hinglish_rescue if hinglish else self.hindi_rescue) else {
             "min_rescue_confidence": 1.0}
-        values["min_word_rescue_score"] = 1.0  # not measured on readings: their bars were chosen without it
         if hinglish and self.min_hinglish_reader_probability:
             values["min_reader_probability"] = self.min_hinglish_reader_probability
         if not hinglish and self.min_devanagari_reader_probability:

@@ -75,10 +75,12 @@ class GateDecision:
         holds them all, its best score at least min_word_rescue_score: read by the reader anyway, and answered at
         min_word_rescue_reader_probability. A short question scores low against a long chunk about many things
         ("Into which elastic bag-like structure do the two oviducts unite?", 0.26) though the book says it word for
-        word ("The two oviducts unite into an elastic bag-like structure known as the uterus.")."""
+        word ("The two oviducts unite into an elastic bag-like structure known as the uterus."). Across languages
+        both shares read 1.0 unmeasured, but the reader reads English questions and evidence only (applies): such a
+        refusal is not read. A Hindi or Hinglish question's English reading is rescued as an English question is."""
         if self.passed or self.other_shelf is not None or policy.min_word_rescue_score >= 1.0:
             return False
-        failed = {c.name for c in self.checks if not c.passed}
+        failed = {c.reason for c in self.checks if not c.passed}
         value = {c.name: c.value for c in self.checks}
         score = value.get("confidence")
         return (bool(failed) and failed <= _SCORES and value.get("answerability") == 1.0
@@ -95,8 +97,9 @@ class GateDecision:
                 else policy.min_rescue_reader_probability)
 
 
-# the checks that read the evidence's scores alone (word_rescuable)
-_SCORES = frozenset({"off_topic", "confidence", "mean_confidence"})
+# what the checks that read the evidence's scores alone refuse for (off_topic, confidence, mean_confidence; and
+# term_coverage, which word_rescuable asks to be 1.0): word_rescuable
+_SCORES = frozenset({Reason.OFF_TOPIC, Reason.LOW_CONFIDENCE})
 
 
 def term_weights(question: Question | str, stats: TermStats) -> dict[str, float]:
