@@ -106,6 +106,7 @@ def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: st
     from tutor.reader.training import export, train
 
     k = load_policy().reader_windows  # the windows the gate's reader reads
+    logged = max(windows, k)  # the windows whose P each record logs
 
     def component(name: str):
         with lzma.open(packed / f"{name}.jsonl.xz", "rt", encoding="utf-8") as f:
@@ -143,13 +144,13 @@ def sweep(packed: Path, out: Path, grid: list[dict], budget_s: float, device: st
                                "lr": cfg["lr"], "init_from": cfg["init"], "examples": {"train": summary(ex)},
                                "training": {"steps": res["steps"], "seconds": round(secs, 1), "device": device,
                                             "examples_per_minute": round(len(ex) * cfg["epochs"] / secs * 60)}})
-        pw = window_probabilities(Reader(d, device=device, engine="torch"), records, max(windows, k))
+        pw = window_probabilities(Reader(d, device=device, engine="torch"), records, logged)
         p = {i: max(w[:k]) for i, w in pw.items()}  # as the gate decides: the best of its first k windows
         bars = choose_bars(clean, p, CAPS, "ncert-class10", "short-answers")
         row = {**cfg, "n": len(ex), "train_s": round(secs, 1), "bars": bars,
                "figures": figures(records, p, *bars) if bars else None,
                "key": figures(clean, p, *bars)["ncert-class10/tuning"]["coverage"] if bars else -1.0, "p": p,
-               **({"pw": pw} if max(windows, k) > 1 else {})}
+               **({"pw": pw} if logged > 1 else {})}
         done.append(row)
         log.write(json.dumps(row) + "\n")
         log.flush()

@@ -138,8 +138,9 @@ def read_decision(reader: ReaderModel, question: Question | str, decision: GateD
                   policy: Policy) -> tuple[GateDecision, Finding | None]:
     """The gate's decision with the reader's check added: the question is answered only if some window of the
     evidence answers it with P >= min_reader_probability. Not applied (a passing check saying so) to questions or
-    evidence not in English. A question the gate refused for low confidence alone (GateDecision.rescuable) is
-    answered when the reader's P reaches min_rescue_reader_probability, and stays refused otherwise."""
+    evidence not in English. A question the gate refused for low confidence alone, or for its scores alone while one
+    sentence holds every word of it (GateDecision.rescuable), is answered when the reader's P reaches that rescue's
+    bar (GateDecision.rescue_bar), and stays refused otherwise."""
     q = as_question(question)
     rescue = decision.rescuable(policy)
     wins = windows(decision.candidates, policy.reader_windows)
@@ -195,8 +196,8 @@ def _checked(decision: GateDecision, check: Check, values: dict[str, float]) -> 
 
 
 def _rescued(decision: GateDecision, best: Finding, values: dict[str, float], policy: Policy) -> GateDecision:
-    """A low-confidence refusal (GateDecision.rescuable) passed by the reader, or left as it was with the reader's
-    check added; `values` are the decision's with the reader's probabilities (read_decision)."""
+    """A rescuable refusal (GateDecision.rescuable) passed by the reader at its rescue's bar, or left as it was with
+    the reader's check added; `values` are the decision's with the reader's probabilities (read_decision)."""
     bar = decision.rescue_bar(policy)
     check = Check("reader_rescue", "gate", (ok := best.probability >= bar), best.probability, bar,
                   ("the evidence scored low, but one sentence holds every word of the question"
