@@ -210,6 +210,9 @@ class Policy:
     hinglish_offshelf_english: bool = _f(False, "an English word the shelf does not use, typed in a Hinglish "
                                          "question, read as the Hindi word people type so where the dictionary reads "
                                          "it ('dank' -> डंक -> 'sting')")
+    hinglish_name_words: bool = _f(False, "a word the shelf writes only inside names, typed in lower case in a "
+                                   "Hinglish question, read as Hindi ('desh' -> 'country', though the book has "
+                                   "'Desh' in a title); off: any word the shelf uses is kept as typed")
     hinglish_sense_by_meaning: bool = _f(False, "the same for a Hinglish word's English sense, by way of its "
                                          "Devanagari spelling")
     hindi_gloss_replaces: bool = _f(False, "a Devanagari question's bracketed English gloss of whole words "

@@ -492,3 +492,47 @@ def test_the_policy_says_whether_an_english_word_off_the_shelf_is_read_as_hindi(
                                 None, "dank mein kya hota hai", "hinglish_offshelf_english")
     for on, (_, reading) in zip((False, True), read):
         assert reading == ("what is sting" if on else "what is dank"), reading
+
+
+def test_the_shelf_knows_which_words_it_writes_only_inside_names_and_keeps_it_when_stored():
+    from tutor.text.terms import TermStats
+
+    stats = TermStats(["He wrote the song O Mor Apunar Desh.", "Farmers sell seeds.", "The Lok Sabha meets.",
+                       "Seeds of Change is a book."])
+    assert stats.only_in_names("desh") and stats.only_in_names("lok")
+    assert not stats.only_in_names("seed")  # "Seeds" begins a title, "seeds" is also written as a common word
+    assert not stats.only_in_names("farmer") and not stats.only_in_names("kisan")  # common; not on the shelf
+    again = TermStats.from_dict(stats.to_dict())
+    assert again.common == stats.common and again.only_in_names("desh")
+    older = TermStats.from_dict({k: v for k, v in stats.to_dict().items() if k != "common"})
+    assert older.common is None and not older.only_in_names("desh")  # stored before it was counted: as before
+
+
+def test_a_hinglish_word_the_shelf_writes_only_in_names_is_hindi_unless_the_student_typed_the_name():
+    from tutor.text.terms import TermStats
+    from tutor.text.typed_hindi import name_words
+
+    shelf = ShelfVocabulary(TermStats(["He wrote the song O Mor Apunar Desh.", "The Lok Sabha meets.",
+                                       "The Poona Pact was signed.", "The Poona Pact gave seats.", "A pact is made.",
+                                       "Every country has a flag.", "The Desk Ordinance.", "The CPI split."]))
+    english = {"desk", "flag", "pact"}
+    assert name_words("wto me kitne desh member hai", shelf, english) == {"desh"}
+    assert name_words("lok sabha speaker ka chunav kaise hota hai", shelf, english) == frozenset()  # names together
+    assert name_words("poona pact kya tha", shelf, english) == frozenset()  # the shelf writes "Poona Pact"
+    assert name_words("Desh ka flag", shelf, english) == frozenset()  # typed as a name
+    assert name_words("desk aur cpi", shelf, english) == frozenset()  # an English word; too short
+    # a word whose commonest Devanagari spelling is no dictionary word is a name in Hindi too (गांधी, not गंध)
+    assert name_words("gandhi ji ki soch", ShelfVocabulary(TermStats(["He met Gandhi."])), english,
+                      plain_hindi=lambda w: w != "gandhi") == frozenset()
+    assert name_words("gandhi ji ki soch", ShelfVocabulary(TermStats(["He met Gandhi."])), english) == {"gandhi"}
+    assert name_words("desh ka flag", ShelfVocabulary(TermStats.from_dict(
+        {k: v for k, v in TermStats(["O Mor Apunar Desh."]).to_dict().items() if k != "common"})), english) == set()
+
+
+def test_the_policy_says_whether_a_word_the_shelf_writes_only_in_names_is_read_as_hindi(monkeypatch):
+    d = invert(lx.parse_bilingual(iter([{"english": "country", "pos": "noun", "hindi": "देश"}])))
+    read = _readings_off_and_on(monkeypatch, d, [("देश", "desh", 3)],
+                                ["He wrote the song O Mor Apunar Desh.", "Every country has a flag."],
+                                None, "kitne desh me flag hai", "hinglish_name_words")
+    for on, (_, reading) in zip((False, True), read):
+        assert ("country" in reading.split()) == on and ("desh" in reading.split()) != on, reading

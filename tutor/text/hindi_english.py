@@ -210,6 +210,14 @@ class ShelfVocabulary:
         """How many of the shelf's chunks use the word's stem."""
         return self.stats.df.get(stem(word.lower()), 0)
 
+    def only_in_names(self, word: str) -> bool:
+        """The shelf uses the word's stem only in words it begins with a capital (TermStats.only_in_names)."""
+        return self.stats.only_in_names(stem(word.lower()))
+
+    def pair(self, first: str, second: str) -> bool:
+        """The shelf writes the two words' stems side by side (TermStats.pairs)."""
+        return self.stats.pairs.get(f"{stem(first.lower())} {stem(second.lower())}", 0) > 0
+
 
 def choose(candidates: tuple[str, ...], vocabulary: Container[str] | None, rule: str = DEFAULT_CHOICE) -> str:
     """One of a Hindi phrase's English headwords (best listed first) by `rule` (see CHOICE_RULES)."""

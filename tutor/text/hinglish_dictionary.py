@@ -35,6 +35,7 @@ from tutor.text.superlatives import superlative
 from tutor.text.transliterate import Transliterator, listed
 from tutor.text.transliterate import load as load_transliteration
 from tutor.text.typed_hindi import hindi_of_english, participle_verb
+from tutor.text.typed_hindi import name_words as typed_names  # the parameter is name_words
 
 log = logging.getLogger(__name__)
 
@@ -283,16 +284,17 @@ def learnt_spelling(d: Dictionary, min_score: float, path: Path = TRANSLITERATIO
 
 def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictionary: Dictionary | None = None,
                 romanised: Romanisations | None = None, spelling: Spelling | None = None,
-                offshelf_english: bool = False) -> str | None:
+                offshelf_english: bool = False, names: Container[str] = ()) -> str | None:
     """The English of a Hindi content word typed in Latin letters ("neela" -> "blue", "lohe" -> "iron", "pehla" ->
     "first"), or None: for an English word (one the shelf uses, or any headword of the dictionary), a word of fewer
     than three letters, an unknown one, or where the dictionary is not installed. Looked up by `latin_key`, as typed
     and then by its uninflected forms. Among several headwords `choose` takes the first the shelf uses. Last,
     `spelling` (`learnt_spelling`): the dictionary word the learnt model spells from it or an uninflected form. With
     `offshelf_english`, an English headword the shelf does not use may be Hindi (tutor/text/typed_hindi.py
-    `hindi_of_english`: "dank" -> डंक -> "sting")."""
+    `hindi_of_english`: "dank" -> डंक -> "sting"). A word in `names` is read as Hindi though the shelf uses it (it
+    writes it only inside names: typed_hindi.py `name_words`)."""
     w = word.lower()
-    if len(w) < 3 or not w.isalpha() or (vocabulary is not None and w in vocabulary):
+    if len(w) < 3 or not w.isalpha() or (vocabulary is not None and w in vocabulary and w not in names):
         return None
     d = dictionary or load_dictionary()
     if d is None:
@@ -314,23 +316,31 @@ def latin_gloss(word: str, vocabulary: Container[str] | None = None, *, dictiona
 def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
                      dictionary: Dictionary | None = None, romanisations: Romanisations | None = None,
                      spelling: Spelling | None = None, pairs: bool = False, superlatives: bool = False,
-                     which_noun: bool = False, participles: bool = False, offshelf_english: bool = False) -> str:
+                     which_noun: bool = False, participles: bool = False, offshelf_english: bool = False,
+                     name_words: bool = False) -> str:
     """A Hinglish question as an English shelf can read it (tutor/text/hinglish.py), its Hindi content words read
     through the dictionary by `latin_gloss` ("aasman neela kyon dikhta hai" -> "why sky blue ..."); "" where the
     dictionary is not installed. With `pairs` (and Dakshina), a word before a light verb is read with it first
     (`with_light_verb`). With `superlatives`, "sabse" and the word after it are read as the superlative of its English
     that the shelf writes ("sabse bada" -> "largest"; tutor/text/superlatives.py). With `which_noun`, "which" is
     followed by the word it asks about (tutor/text/hinglish.py english_reading). With `participles` (and Dakshina), a
-    participle before hai, tha or thi is read as its verb (`participle_verb`)."""
+    participle before hai, tha or thi is read as its verb (`participle_verb`). With `name_words`, a word the shelf
+    writes only inside names is read as Hindi (tutor/text/typed_hindi.py `name_words`: "desh" -> "country")."""
     d = dictionary or load_dictionary()
     if d is None:
         return ""
+    def plain_hindi(w: str) -> bool:  # the spelling most people type is a word the dictionary reads (गांधी is not)
+        spellings = romanisations.devanagari(w) if romanisations is not None else ()
+        return not spellings or bool(d.senses(normalize_hindi(spellings[0])))
+
+    names = (typed_names(question, vocabulary, latin_index(d).english, plain_hindi)
+             if name_words and hasattr(vocabulary, "only_in_names") else frozenset())
     pair = ((lambda w, light: with_light_verb(w, light, romanisations, d, vocabulary))
             if romanisations is not None and pairs else None)
 
     def gloss(w: str) -> str | None:
         return latin_gloss(w, vocabulary, dictionary=d, romanised=romanisations, spelling=spelling,
-                           offshelf_english=offshelf_english)
+                           offshelf_english=offshelf_english, names=names)
 
     def most(w: str) -> str | None:  # the English word itself where the student typed one ("sabse important")
         top = superlative(gloss(w) or w)

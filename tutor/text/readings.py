@@ -57,7 +57,8 @@ def shelf_reading(question: str, stats: TermStats, hinglish: bool = False, polic
                                     superlatives=policy is not None and policy.hinglish_superlatives,
                                     which_noun=policy is not None and policy.hinglish_which_noun,
                                     participles=policy is not None and policy.hinglish_participles,
-                                    offshelf_english=policy is not None and policy.hinglish_offshelf_english)
+                                    offshelf_english=policy is not None and policy.hinglish_offshelf_english,
+                                    name_words=policy is not None and policy.hinglish_name_words)
                    if policy is None or policy.hinglish_dictionary else english_reading(question))
         return ((reading, unread_hinglish(reading, vocabulary, dictionary=dictionary, romanisations=romanisations))
                 if reading else ("", ()))

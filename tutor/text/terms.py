@@ -22,9 +22,24 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]|\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?")
+
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")  # a word as written, its case kept
+_SENTENCE_END = re.compile(r"[.!?:;]\s*[\"'‘“(]?\s*$")  # what stands before a sentence's first word
+
+
+def _common_stems(text: str) -> Iterator[str]:
+    """Stems of the Latin-letter words a text writes in lower case or first in a sentence (whose capital says nothing
+    of a name): TermStats.common."""
+    first = len(text) - len(text.lstrip())
+    for m in _LATIN_WORD.finditer(text):
+        i = m.start()
+        if m.group()[0].islower() or i == first or _SENTENCE_END.search(text[max(0, i - 6):i]):
+            yield stem(m.group().lower().replace("’", "'"))
+
 
 _QUESTION_WORDS = {
     "what", "why", "how", "when", "where", "which", "who", "whom", "whose", "explain", "describe", "define", "list",
@@ -249,13 +264,18 @@ class TermStats:
         self.pairs = pairs
         # the Latin-letter words as written (lower case, three letters or more): what a loanword is matched against
         self.words = frozenset(w.lower() for t in texts for w in re.findall(r"[A-Za-z]{3,}", t))
+        # stems the shelf writes at least once in lower case or first in a sentence: a common word, not only part of a
+        # name ("Desh" in a song's title, "Kisan" in "Kisan Sabha"); a Hinglish word the shelf writes only in names
+        # is read as Hindi (tutor/text/typed_hindi.py `name_words`). None where unknown (stored before it was counted)
+        self.common: frozenset[str] | None = frozenset(s for t in texts for s in _common_stems(t))
         # languages with at least one chunk: a question's terms can only be known where its language is on the shelf
         self.languages = frozenset("hi" if has_devanagari(t) and _mostly_hindi(t) else "en" for t in texts)
 
     def to_dict(self) -> dict:
         """The statistics as plain JSON values (a database shelf stores them at ingest: tutor/store/pg_shelf.py)."""
         return {"n_docs": self.n_docs, "df": dict(self.df), "words": sorted(self.words),
-                "languages": sorted(self.languages), "pairs": self.read_pairs()}  # about a fifth of all pairs
+                "languages": sorted(self.languages), "pairs": self.read_pairs(),  # about a fifth of all pairs
+                "common": sorted(self.common) if self.common is not None else None}
 
     def read_pairs(self) -> dict[str, int]:
         """The pairs written at least MIN_PAIR_COUNT times: the only ones read, and the only ones stored."""
@@ -267,6 +287,7 @@ class TermStats:
         stats = cls([])
         stats.n_docs, stats.df, stats.pairs = int(d["n_docs"]), Counter(d["df"]), Counter(d.get("pairs", {}))
         stats.words, stats.languages = frozenset(d["words"]), frozenset(d["languages"])
+        stats.common = frozenset(d["common"]) if d.get("common") is not None else None
         return stats
 
     def idf(self, term: str) -> float:
@@ -275,6 +296,10 @@ class TermStats:
 
     def known(self, term: str) -> bool:
         return self.df.get(term, 0) > 0
+
+    def only_in_names(self, term: str) -> bool:
+        """A stem the shelf uses, but never at the start of a word written in lower case (False where unknown)."""
+        return self.common is not None and self.known(term) and term not in self.common
 
 
 def _mostly_hindi(text: str) -> bool:

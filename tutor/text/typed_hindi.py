@@ -1,10 +1,13 @@
 """Hindi typed in Latin letters that looks like something else: a participle that is also a noun's form ("aate" is
-आते, they come, and आटे, flour) and a Hindi word spelt as an English one ("dank", डंक, a sting). Both read through
-Dakshina's spellings (tutor/text/hinglish_dictionary.py `Romanisations`) and the English-Hindi dictionary, for
-tutor/text/hinglish_dictionary.py's readings (policy `hinglish_participles`, `hinglish_offshelf_english`)."""
+आते, they come, and आटे, flour), a Hindi word spelt as an English one ("dank", डंक, a sting), and a Hindi word the
+shelf writes only inside a name ("desh": the book's "O Mor Apunar Desh"). Read through Dakshina's spellings
+(tutor/text/hinglish_dictionary.py `Romanisations`) and the English-Hindi dictionary, for
+tutor/text/hinglish_dictionary.py's readings (policy `hinglish_participles`, `hinglish_offshelf_english`,
+`hinglish_name_words`)."""
 from __future__ import annotations
 
-from collections.abc import Container
+import re
+from collections.abc import Callable, Container
 from typing import Protocol
 
 from tutor.text.hindi_dictionary import Dictionary, normalize_hindi
@@ -43,3 +46,42 @@ def hindi_of_english(word: str, d: Dictionary, romanised: Romanisations | None,
             english = choose_tiers(senses, vocabulary, phrase=d.key(key))
             return english if english in vocabulary else None
     return None
+
+
+_TYPED = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")  # a Hinglish question's words, as its reading splits them
+MIN_NAME_WORD = 4  # letters a word needs before a name's word is read as Hindi ("lok", "cpi" stay as typed)
+
+
+class NameShelf(Protocol):
+    """What `name_words` asks of a shelf's vocabulary (tutor/text/hindi_english.py `ShelfVocabulary`)."""
+
+    def __contains__(self, word: object) -> bool: ...
+
+    def only_in_names(self, word: str) -> bool: ...
+
+    def pair(self, first: str, second: str) -> bool: ...
+
+
+def name_words(question: str, shelf: NameShelf, english: Container[str],
+               plain_hindi: Callable[[str], bool] = lambda w: True) -> frozenset[str]:
+    """The words of a Hinglish question typed in lower case that the shelf writes only inside names, read as Hindi
+    though the shelf "uses" them: "wto me kitne desh member hai" -> {"desh"} (country), since the book has "Desh" only
+    in titles ("Ude Desh ka Aam Nagrik"). Not a word of fewer than MIN_NAME_WORD letters, an English headword of the
+    dictionary (`english`), nor one beside a word the shelf also writes only in names or with which the shelf writes
+    it ("lok sabha", "raja ravi varma", "beej bachao andolan", "koderma gaya hazaribagh"): the student typed a name;
+    nor one `plain_hindi` says is not a Hindi word as people most often type it ("gandhi": गांधी is a name in Hindi too,
+    though गंध is "smell"; "poona": पूना)."""
+    typed = _TYPED.findall(question)
+    low = [w.lower() for w in typed]
+
+    def named(i: int) -> bool:
+        return 0 <= i < len(low) and low[i].isalpha() and low[i] in shelf and shelf.only_in_names(low[i])
+
+    out = set()
+    for i, w in enumerate(low):
+        if (len(w) < MIN_NAME_WORD or typed[i] != w or not named(i) or w in english or named(i - 1) or named(i + 1)
+                or (i and shelf.pair(low[i - 1], w)) or (i + 1 < len(low) and shelf.pair(w, low[i + 1]))
+                or not plain_hindi(w)):
+            continue
+        out.add(w)
+    return frozenset(out)
