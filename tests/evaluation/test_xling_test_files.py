@@ -1,10 +1,10 @@
 """The held-apart Hindi and Hinglish test files with checked labels (tests/data/xling-fresh3-*.jsonl to
 xling-fresh5-*.jsonl, xling-fresh7-*.jsonl, xling-fresh8-*.jsonl, xling-fresh10-*.jsonl to xling-fresh14-*.jsonl,
-xling-fresh15-*.jsonl, xling-fresh16-devanagari.jsonl, issue 34), and the development files written the same way (xling-fresh6-*.jsonl and
-xling-fresh9-*.jsonl, halves named: a `split` on every row, 5 tuning and 5 held out of each kind and subject), hold
-what tests/data/README.md says: as many questions of each kind and subject as written, in the script named, each
-answerable question's key terms on a page of its gold chapter (the first on its gold pages), and each refusal's
-absent terms nowhere in its subject's chapters."""
+xling-fresh15-*.jsonl, xling-fresh16-*.jsonl, issue 34), and the development files written the same way
+(xling-fresh6-*.jsonl and xling-fresh9-*.jsonl, halves named: a `split` on every row, 5 tuning and 5 held out of each
+kind and subject), hold what tests/data/README.md says: as many questions of each kind and subject as written, in the
+script named, each answerable question's key terms on a page of its gold chapter (the first on its gold pages), and
+each refusal's absent terms nowhere in its subject's chapters."""
 from __future__ import annotations
 
 import re
@@ -22,7 +22,8 @@ FILES = ["xling-fresh3-devanagari.jsonl", "xling-fresh3-hinglish.jsonl", "xling-
          "xling-fresh10-hinglish.jsonl", "xling-fresh11-devanagari.jsonl", "xling-fresh11-hinglish.jsonl",
          "xling-fresh12-devanagari.jsonl", "xling-fresh12-hinglish.jsonl", "xling-fresh13-devanagari.jsonl",
          "xling-fresh13-hinglish.jsonl", "xling-fresh14-devanagari.jsonl", "xling-fresh14-hinglish.jsonl",
-         "xling-fresh15-devanagari.jsonl", "xling-fresh15-hinglish.jsonl", "xling-fresh16-devanagari.jsonl"]
+         "xling-fresh15-devanagari.jsonl", "xling-fresh15-hinglish.jsonl", "xling-fresh16-devanagari.jsonl",
+         "xling-fresh16-hinglish.jsonl"]
 DEVELOPMENT = ("fresh6", "fresh9")  # development files: each names its halves (`split`)
 NCERT = SHARED_DATA / "libraries" / "ncert" / "class-10"
 
