@@ -104,7 +104,8 @@ XLING := xling-devanagari xling-hinglish xling-fresh-devanagari xling-fresh-hing
 	xling-fresh8-devanagari xling-fresh8-hinglish xling-fresh10-devanagari xling-fresh10-hinglish \
 	xling-fresh11-devanagari xling-fresh11-hinglish xling-fresh12-devanagari xling-fresh12-hinglish \
 	xling-fresh13-devanagari xling-fresh13-hinglish xling-fresh14-devanagari xling-fresh14-hinglish \
-	xling-fresh15-devanagari xling-fresh15-hinglish
+	xling-fresh15-devanagari xling-fresh15-hinglish \
+	xling-fresh16-devanagari xling-fresh16-hinglish
 eval-xling: $(STAMP) dict-deps
 	for f in $(XLING); do $(BIN)/python -m tutor eval tests/data/$$f.jsonl --libraries $(SHARED)/libraries --json out/eval-$$f.json || exit 1; done
 
