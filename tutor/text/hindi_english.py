@@ -211,7 +211,7 @@ class ShelfVocabulary:
         return self.stats.df.get(stem(word.lower()), 0)
 
     def only_in_names(self, word: str) -> bool:
-        """The shelf uses the word's stem only in words it begins with a capital (TermStats.only_in_names)."""
+        """The shelf writes the word's stem only inside names (TermStats.only_in_names)."""
         return self.stats.only_in_names(stem(word.lower()))
 
     def pair(self, first: str, second: str) -> bool:

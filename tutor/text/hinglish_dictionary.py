@@ -329,6 +329,7 @@ def hinglish_reading(question: str, vocabulary: Container[str] | None = None, *,
     d = dictionary or load_dictionary()
     if d is None:
         return ""
+
     def plain_hindi(w: str) -> bool:  # the spelling most people type is a word the dictionary reads (गांधी is not)
         spellings = romanisations.devanagari(w) if romanisations is not None else ()
         return not spellings or bool(d.senses(normalize_hindi(spellings[0])))

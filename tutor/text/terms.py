@@ -298,7 +298,8 @@ class TermStats:
         return self.df.get(term, 0) > 0
 
     def only_in_names(self, term: str) -> bool:
-        """A stem the shelf uses, but never at the start of a word written in lower case (False where unknown)."""
+        """A stem the shelf uses but never writes in lower case nor first in a sentence: only inside names (False
+        where the count is unknown)."""
         return self.common is not None and self.known(term) and term not in self.common
 
 
