@@ -84,7 +84,7 @@ _MARKERS = frozenset(set(_QUESTION_GLOSS) | {
 # of other words ("samjha", "dijiye", "likho"); "hai" and "mein" (names too) are markers, not tells
 _TELLS = frozenset(w for w in set(_QUESTION_GLOSS) | _REQUEST
                    if w not in {"kin", "kis", "kon", "kia", "kab", "do", "bata", "samjha", "dijiye", "likho"})
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")  # a typed word or number, as a reading splits them
 # every word of Hinglish grammar above: what a question typed in Latin letters shares with Hindi and not with English
 GRAMMAR = frozenset(set(_QUESTION_GLOSS) | _REQUEST | set(_FRAME_GLOSS) | _FUNCTION)
 
@@ -122,7 +122,7 @@ def fronted_first(kept: list[str], fronted: range) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+    return [w.lower() for w in WORD.findall(text)]
 
 
 @lru_cache(maxsize=4096)
@@ -172,7 +172,7 @@ def english_reading(text: str, gloss: Callable[[str], str | None] | None = None,
     lead = ""
     asks, fronted = range(0), range(0)  # with which_noun: the words a leading "which" asks about; their entries
     kept: list[str] = []
-    typed_words = _WORD.findall(text)
+    typed_words = WORD.findall(text)
     low = [w.lower() for w in typed_words]
     i = 0
     while i < len(typed_words):

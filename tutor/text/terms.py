@@ -27,15 +27,14 @@ from functools import lru_cache
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]|\d+(?:[.,]\d+)*(?:st|nd|rd|th|s)?")
 
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]")  # a word as written, its case kept
 _SENTENCE_END = re.compile(r"[.!?:;]\s*[\"'‘“(]?\s*$")  # what stands before a sentence's first word
 
 
 def _common_stems(text: str) -> Iterator[str]:
-    """Stems of the Latin-letter words a text writes in lower case or first in a sentence (whose capital says nothing
-    of a name): TermStats.common."""
+    """Stems of the tokens (`tokens`, case kept) a text writes in lower case or first in a sentence (whose capital says
+    nothing of a name): TermStats.common."""
     first = len(text) - len(text.lstrip())
-    for m in _LATIN_WORD.finditer(text):
+    for m in _TOKEN.finditer(text):
         i = m.start()
         if m.group()[0].islower() or i == first or _SENTENCE_END.search(text[max(0, i - 6):i]):
             yield stem(m.group().lower().replace("’", "'"))

@@ -6,12 +6,12 @@ tutor/text/hinglish_dictionary.py's readings (policy `hinglish_participles`, `hi
 `hinglish_name_words`)."""
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Container
 from typing import Protocol
 
 from tutor.text.hindi_dictionary import Dictionary, normalize_hindi
 from tutor.text.hindi_english import choose_tiers, verb_senses
+from tutor.text.hinglish import WORD
 
 
 class Romanisations(Protocol):
@@ -48,7 +48,6 @@ def hindi_of_english(word: str, d: Dictionary, romanised: Romanisations | None,
     return None
 
 
-_TYPED = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+(?:[.,]\d+)*")  # a Hinglish question's words, as its reading splits them
 MIN_NAME_WORD = 4  # letters a word needs before a name's word is read as Hindi ("lok", "cpi" stay as typed)
 
 
@@ -71,7 +70,7 @@ def name_words(question: str, shelf: NameShelf, english: Container[str],
     it ("lok sabha", "raja ravi varma", "beej bachao andolan", "koderma gaya hazaribagh"): the student typed a name;
     nor one `plain_hindi` says is not a Hindi word as people most often type it ("gandhi": गांधी is a name in Hindi too,
     though गंध is "smell"; "poona": पूना)."""
-    typed = _TYPED.findall(question)
+    typed = WORD.findall(question)  # as the reading splits the question
     low = [w.lower() for w in typed]
 
     def named(i: int) -> bool:
