@@ -56,6 +56,8 @@ class Policy:
     near_miss_margin: float = _f(0.08, "chunks this far below the evidence band are logged as near misses", 0, 2)
     accept_definitions: bool = _f(True, "a sentence of the evidence that defines the term asked about is enough "
                                         "confidence")
+    definition_lead: bool = _f(False, "a passed definition question's answer begins with a sentence that defines the "
+                                      "term (tutor/safety/definitions.py), not the best-covering one or the span's")
     unknown_term_penalty: float = _f(0.3, "subtracted per unit of the question's weighted share of terms the shelf "
                                           "never uses", 0, 5)
     min_term_coverage: float = _f(0.1, "weighted share of the question's terms the evidence must contain", 0, 1)

@@ -15,6 +15,7 @@ from tutor.answering.extractive import Draft
 from tutor.policy import Policy
 from tutor.question import LATIN, Question, as_question, question_word
 from tutor.reasons import Reason, Tier
+from tutor.safety.definitions import keeps_definition
 from tutor.safety.gate import Candidate, GateDecision
 from tutor.text.language import ENGLISH, passage_language
 from tutor.types import AnswerSentence, Check, Hit, Source
@@ -348,8 +349,8 @@ def lead_with_span(draft: Draft, found: Finding | None, sources: Sequence[Source
     from tutor.answering.compose import draft_text, in_reading_order, quotable, renumbered
 
     policy, measures, q = policy or Policy(), dict(measures or {}), as_question(question)
-    if not q.asks_fact:  # "why", "explain": the answerer's best-covering sentence leads, not a span's
-        found = None
+    if not q.asks_fact or policy.definition_lead and keeps_definition(q, draft.sentences, found and found.span):
+        found = None  # "why", "explain", and a definition the answer begins with: the answerer's first sentence leads
     n = next((s.n for s in sources if found is not None and s.chunk_id == found.chunk_id), None)
     lead_text = quotable(found.sentence) if found is not None and found.span else ""
     if n is None or not lead_text:

@@ -13,11 +13,12 @@ from tutor.ingest.chunking import is_asking
 from tutor.policy import Policy
 from tutor.question import Question, as_question
 from tutor.reasons import Reason, Tier
+from tutor.safety.definitions import definition_led, definition_sentence, spaced_words
 from tutor.safety.vocabulary import is_instruction_like
 from tutor.store.shelf import ShelfKey
 from tutor.text.language import passage_language
 from tutor.text.sentences import tells_as_question, without_bullet
-from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set, without_accents
+from tutor.text.terms import TermStats, has_phrase, negated, numbers, term_set
 from tutor.types import Check, Hit
 
 GATE = "gate"
@@ -148,29 +149,6 @@ def _best_first(c: Candidate) -> tuple[float, int, int]:
 
 
 _STATES = re.compile(r"[.!;:)\"'”’\u0964\u0965]\s*$")  # \u0964 \u0965: the Devanagari danda and double danda
-_DEFINING = re.compile(r"\b(?:is|are)\s+(?:called|known\s+as|termed|defined\s+as)\b|\bmeans\b|\brefers?\s+to\b", re.I)
-
-
-def _words(text: str) -> str:
-    return " " + " ".join(re.findall(r"[a-z0-9]+", without_accents(text.lower()))) + " "
-
-
-def definition_sentence(question: Question | str, candidates: list[Candidate]) -> Candidate | None:
-    """For "What is X?" / "Define X" (Question.defines): an evidence sentence that defines X in so many words
-    ("... is called X", "X is ...", "X means ..."). Embeddings of a long paragraph can miss a definition a reader sees
-    at once."""
-    defined = as_question(question).defines
-    if not defined:
-        return None
-    term = _words(defined)
-    for c in candidates:
-        w = _words(c.text)
-        if term in w and (_DEFINING.search(c.text) or w.startswith(term + "is ") or w.startswith(term + "are ")
-                          or re.search(term.strip() + r" (?:is|are) (?:a|an|the) ", w)):
-            return c
-    return None
-
-
 _DEFINES = re.compile(r"\b(?:is|are) (?:called|known as|termed|defined as)\b|\bmeans\b"
                       r"|\bis the (?:process|property)\b", re.I)
 _NOT_PROSE = re.compile(r"^(?:Let us|Activity|Figure|Fig\.|Table|Take |Observe|Note\b|Think|Recall)", re.I)
@@ -313,7 +291,7 @@ def decide(
                             "a question asking what is NOT so needs the book to say so", Reason.NOT_ANSWERABLE))
 
     # the names a factual question turns on ("New France", "Circuit Switching") must occur in the evidence
-    evidence_words = _words(" ".join(h.chunk.text for h in evidence))
+    evidence_words = spaced_words(" ".join(h.chunk.text for h in evidence))
     q_names = list(q.names) if q.factoid else []
     missing_names = [n for n in q_names if not _named(evidence_words, n, policy.home_country)]
     if policy.require_names and q_names:
@@ -351,8 +329,8 @@ def decide(
 
 
 def _named(evidence_words: str, name: str, home: str) -> bool:
-    """Whether the evidence (`_words`) names `name` (lower-cased, Question.names): as written, or for the books' own
-    country (`policy.home_country`) as the books write it, "our country" ("In our country, the potential difference
+    """Whether the evidence (`spaced_words`) names `name` (lower-cased, Question.names): as written, or for the books'
+    own country (`policy.home_country`) as the books write it, "our country" ("In our country, the potential difference
     between the two is 220 V" names the India of "... in India?")."""
     return has_phrase(evidence_words, name) or (bool(home) and name == home.lower()
                                                 and has_phrase(evidence_words, "our country"))
@@ -374,7 +352,16 @@ def widened(decision: GateDecision, hits: list[Hit], question: Question | str, s
     joins: another chapter's words are another topic (on the SQuAD shelves they found another article's fort). A
     question the reader rescued (GateDecision.rescuable) is widened too: its band scored low, the case this is for.
     A refusal, a reranked decision (the reranker chose the evidence), a decision led by a definition, dense retrieval
-    (no fused ranking) and chunks in another language than the evidence are left as they are."""
+    (no fused ranking) and chunks in another language than the evidence are left as they are. Last, a definition
+    question's answer is led by a sentence that defines its term, where one does (definitions.definition_led;
+    policy.definition_lead)."""
+    joined = _joined(decision, hits, question, stats, policy)
+    return definition_led(joined, question) if policy.definition_lead else joined
+
+
+def _joined(decision: GateDecision, hits: list[Hit], question: Question | str, stats: TermStats,
+            policy: Policy) -> GateDecision:
+    """`widened`'s joining of the fused ranking's chunks."""
     q = as_question(question)
     if (not decision.passed or not policy.evidence_fused_top or policy.retriever != "hybrid" or not decision.evidence
             or not q.asks_fact or decision.tier == Tier.RERANKER or decision.values.get("definition")):
